@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { ENGINE_NAMES, Engines, createEngines } from './engines/registry.js';
+import type { EngineName, EngineSet, EngineStatus } from './engines/types.js';
+import { GatewayError } from './errors.js';
+import { registerBearerAuth } from './http/auth.js';
+import { registerDocs } from './http/docs.js';
+import { sendError } from './http/errors.js';
+import { registerFileRoutes } from './http/files.js';
+import { registerHealthRoutes } from './http/health.js';
+import { registerOperationRoutes } from './http/operations.js';
+import { registerRequestLog } from './http/request-log.js';
+import { createSafeFetcher, type SafeFetcher } from './platform/fetch/index.js';
+import { Limiter } from './platform/limiter.js';
+import type { Logger } from './platform/logger.js';
+import { Metrics } from './platform/metrics.js';
+import { openStores } from './platform/store/index.js';
+import { VERSION } from './version.js';
+
+export interface AppOptions {
+  config: Config;
+  logger: Logger;
+  /** Tests pass controllable engines; production builds them from the config. */
+  engines?: EngineSet;
+  fetcher?: SafeFetcher;
+}
+
+const BLOB_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const REQUEST_ID_HEADER = /^[\w.:-]{1,128}$/;
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, logger } = options;
+  const stores = openStores({
+    dataDir: config.dataDir,
+    publicBaseUrl: config.publicBaseUrl,
+    ...(config.fileSigningSecret ? { signingSecret: config.fileSigningSecret } : {}),
+  });
+  const engineSet = options.engines ?? createEngines(config);
+  const metrics = new Metrics(
+    {
+      status: (name) => engines.status(name),
+      running: (name) => engines.limiter(name).running,
+      queued: (name) => engines.limiter(name).queued,
+    },
+    ENGINE_NAMES,
+  );
+  const limiters = Object.fromEntries(
+    ENGINE_NAMES.map((name) => [name, new Limiter(name, config.limits[name], metrics.limiterObserver(name))]),
+  ) as Record<EngineName, Limiter>;
+  const engines = new Engines(engineSet, limiters);
+
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimitBytes,
+    return503OnClosing: false,
+    genReqId: (request) => {
+      const header = request.headers['x-request-id'];
+      return typeof header === 'string' && REQUEST_ID_HEADER.test(header) ? header : randomUUID();
+    },
+  });
+  app.decorateReply('errorKind', undefined);
+  app.removeContentTypeParser('text/plain');
+  app.decorate('engineStatus', (name: EngineName) => engines.status(name));
+
+  let closing = false;
+  app.addHook('onRequest', async () => {
+    if (closing) throw new GatewayError('overloaded', 'the gateway is shutting down', { retryAfterSeconds: 5 });
+  });
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, new GatewayError('not_found', 'no such route; the API is described at /docs')),
+  );
+
+  registerRequestLog(app, metrics);
+  registerBearerAuth(app, config.apiTokens);
+  await registerDocs(app, VERSION);
+  registerHealthRoutes(app, engines, metrics);
+  registerFileRoutes(app, stores);
+  registerOperationRoutes(app, {
+    engines,
+    stores,
+    fetcher: options.fetcher ?? createSafeFetcher(config.fetch),
+  });
+
+  const sweeper = setInterval(() => {
+    stores.blobs.sweepExpired().catch((error: unknown) => app.log.warn({ err: error }, 'blob sweep failed'));
+  }, BLOB_SWEEP_INTERVAL_MS).unref();
+  app.addHook('onClose', async () => {
+    clearInterval(sweeper);
+    await engines.close();
+    stores.close();
+  });
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    engineStatus(name: EngineName): EngineStatus;
+  }
+}

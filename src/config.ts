@@ -1,0 +1,131 @@
+import { z } from 'zod';
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const csv = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().min(0);
+const url = z.url({ protocol: /^https?$/ }).transform((v) => v.replace(/\/+$/, ''));
+
+/** Concurrency settings of one engine's limiter: <ENGINE>_MAX_RUNNING, _MAX_QUEUED, _QUEUE_TIMEOUT_MS. */
+function limiterVars(prefix: string, defaults: { running: number; queued: number; queueTimeoutMs: number }) {
+  return {
+    [`${prefix}_MAX_RUNNING`]: positiveInt.default(defaults.running),
+    [`${prefix}_MAX_QUEUED`]: nonNegativeInt.default(defaults.queued),
+    [`${prefix}_QUEUE_TIMEOUT_MS`]: positiveInt.default(defaults.queueTimeoutMs),
+  } as const;
+}
+
+const envSchema = z.object({
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  MODELS_DIR: z.string().min(1).default('./models'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  PUBLIC_BASE_URL: url.optional(),
+  CALLBACK_BASE_URL: url.optional(),
+  CALLBACK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  FILE_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  FILE_URL_TTL_SECONDS: positiveInt.default(24 * 3600),
+  FETCH_ALLOW_HOSTS: csv.default([]),
+  FETCH_ALLOW_LOOPBACK: bool.default(false),
+  FETCH_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
+  FETCH_CONNECT_TIMEOUT_MS: positiveInt.default(5_000),
+  FETCH_TIMEOUT_MS: positiveInt.default(60_000),
+  API_TOKENS: csv.default([]),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BODY_LIMIT_BYTES: positiveInt.default(2 * 1024 * 1024),
+  SHUTDOWN_TIMEOUT_MS: positiveInt.default(30_000),
+  LLM_MODEL: z.string().min(1).optional(),
+  ASR_MODEL: z.string().min(1).optional(),
+  ...limiterVars('LLM', { running: 2, queued: 32, queueTimeoutMs: 120_000 }),
+  ...limiterVars('OCR', { running: 2, queued: 64, queueTimeoutMs: 120_000 }),
+  ...limiterVars('ASR', { running: 1, queued: 16, queueTimeoutMs: 300_000 }),
+});
+
+type Env = z.output<typeof envSchema>;
+
+export interface LimiterSettings {
+  maxRunning: number;
+  maxQueued: number;
+  queueTimeoutMs: number;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  modelsDir: string;
+  dataDir: string;
+  publicBaseUrl: string;
+  callbackBaseUrl: string | undefined;
+  callbackSecret: string | undefined;
+  fileSigningSecret: string | undefined;
+  fileUrlTtlSeconds: number;
+  fetch: {
+    allowHosts: string[];
+    allowLoopback: boolean;
+    maxBytes: number;
+    connectTimeoutMs: number;
+    totalTimeoutMs: number;
+  };
+  apiTokens: string[];
+  logLevel: Env['LOG_LEVEL'];
+  bodyLimitBytes: number;
+  shutdownTimeoutMs: number;
+  llmModel: string | undefined;
+  asrModel: string | undefined;
+  limits: { llm: LimiterSettings; ocr: LimiterSettings; asr: LimiterSettings };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function limiter(env: Record<string, unknown>, prefix: string): LimiterSettings {
+  return {
+    maxRunning: env[`${prefix}_MAX_RUNNING`] as number,
+    maxQueued: env[`${prefix}_MAX_QUEUED`] as number,
+    queueTimeoutMs: env[`${prefix}_QUEUE_TIMEOUT_MS`] as number,
+  };
+}
+
+/** Reads the configuration from environment variables; empty strings count as unset. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  const env = parsed.data;
+  return {
+    host: env.HOST,
+    port: env.PORT,
+    modelsDir: env.MODELS_DIR,
+    dataDir: env.DATA_DIR,
+    publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
+    callbackBaseUrl: env.CALLBACK_BASE_URL,
+    callbackSecret: env.CALLBACK_SECRET,
+    fileSigningSecret: env.FILE_SIGNING_SECRET,
+    fileUrlTtlSeconds: env.FILE_URL_TTL_SECONDS,
+    fetch: {
+      allowHosts: env.FETCH_ALLOW_HOSTS,
+      allowLoopback: env.FETCH_ALLOW_LOOPBACK,
+      maxBytes: env.FETCH_MAX_BYTES,
+      connectTimeoutMs: env.FETCH_CONNECT_TIMEOUT_MS,
+      totalTimeoutMs: env.FETCH_TIMEOUT_MS,
+    },
+    apiTokens: env.API_TOKENS,
+    logLevel: env.LOG_LEVEL,
+    bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    llmModel: env.LLM_MODEL,
+    asrModel: env.ASR_MODEL,
+    limits: { llm: limiter(env, 'LLM'), ocr: limiter(env, 'OCR'), asr: limiter(env, 'ASR') },
+  };
+}

@@ -1,0 +1,82 @@
+import type { z } from 'zod';
+import { asrRequest, asrResponse } from './asr.js';
+import { reportAdviceDraftRequest, reportAdviceDraftResponse } from './advice.js';
+import { caseFileProcessRequest, caseFileProcessResponse, caseOcrRequest, caseOcrResponse } from './case-files.js';
+import { adviceErrorBody, errorBody } from './errors.js';
+import { speechProcessRequest, speechProcessResponse } from './speech.js';
+import { EXAMPLES } from './examples.js';
+
+export type OperationId = 'speech-process' | 'report-advice-draft' | 'case-file-process' | 'case-ocr' | 'asr';
+
+export interface OperationContract<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
+  id: OperationId;
+  label: string;
+  path: `/ai/v1/${OperationId}`;
+  summary: string;
+  successStatus: 200 | 202;
+  request: Req;
+  response: Res;
+  errorBody: z.ZodType;
+  example: { request: z.input<Req>; response: z.output<Res> };
+}
+
+function contract<Req extends z.ZodType, Res extends z.ZodType>(
+  spec: Omit<OperationContract<Req, Res>, 'path'>,
+): OperationContract<Req, Res> {
+  return { ...spec, path: `/ai/v1/${spec.id}` };
+}
+
+export const OPERATIONS = {
+  speech: contract({
+    id: 'speech-process',
+    label: 'AI-1 & AI-2',
+    summary: "Judge which required points a doctor's speech covers, and organize it into structured points and a conclusion",
+    successStatus: 200,
+    request: speechProcessRequest,
+    response: speechProcessResponse,
+    errorBody,
+    example: EXAMPLES.speech,
+  }),
+  advice: contract({
+    id: 'report-advice-draft',
+    label: 'AI-3',
+    summary: 'Accept a report advice draft job; the draft is delivered later by callback to /internal/ai/callback',
+    successStatus: 202,
+    request: reportAdviceDraftRequest,
+    response: reportAdviceDraftResponse,
+    errorBody: adviceErrorBody,
+    example: EXAMPLES.advice,
+  }),
+  caseFiles: contract({
+    id: 'case-file-process',
+    label: 'AI-4',
+    summary: 'De-identify case files (images, PDFs) and classify them',
+    successStatus: 200,
+    request: caseFileProcessRequest,
+    response: caseFileProcessResponse,
+    errorBody,
+    example: EXAMPLES.caseFiles,
+  }),
+  caseOcr: contract({
+    id: 'case-ocr',
+    label: 'AI-5',
+    summary: 'Read text and basic patient information (name, age, cancer type, stage) from case files by OCR',
+    successStatus: 200,
+    request: caseOcrRequest,
+    response: caseOcrResponse,
+    errorBody,
+    example: EXAMPLES.caseOcr,
+  }),
+  asr: contract({
+    id: 'asr',
+    label: 'AI-7',
+    summary: 'Transcribe a voice recording into text with millisecond segments',
+    successStatus: 200,
+    request: asrRequest,
+    response: asrResponse,
+    errorBody,
+    example: EXAMPLES.asr,
+  }),
+} as const;
+
+export const ADVICE_PATH = OPERATIONS.advice.path;

@@ -1,0 +1,79 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import type { Config } from '../config.js';
+import { GatewayError } from '../errors.js';
+import type { Limiter } from '../platform/limiter.js';
+import type { EngineName, EngineSet, EngineStatus } from './types.js';
+import { unavailableEngine } from './unavailable.js';
+
+export const ENGINE_NAMES: readonly EngineName[] = ['llm', 'ocr', 'asr'];
+
+/**
+ * The only way operations reach engines: readiness is checked first (engine_unavailable,
+ * not retryable), then the call waits its turn in that engine's limiter.
+ */
+export class Engines {
+  constructor(
+    private readonly engines: EngineSet,
+    private readonly limiters: Record<EngineName, Limiter>,
+  ) {}
+
+  /** Fails fast, before any file is fetched, when an engine the operation needs is not ready. */
+  requireReady(...names: EngineName[]): void {
+    for (const name of names) {
+      const status = this.engines[name].status();
+      if (status.state !== 'ready') {
+        throw new GatewayError('engine_unavailable', `the ${name} engine is ${status.state}: ${status.reason ?? 'no reason given'}`);
+      }
+    }
+  }
+
+  run<N extends EngineName, T>(
+    name: N,
+    signal: AbortSignal,
+    task: (engine: EngineSet[N], signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    this.requireReady(name);
+    return this.limiters[name].run((taskSignal) => task(this.engines[name], taskSignal), signal);
+  }
+
+  status(name: EngineName): EngineStatus {
+    return this.engines[name].status();
+  }
+
+  limiter(name: EngineName): Limiter {
+    return this.limiters[name];
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(ENGINE_NAMES.map((name) => this.engines[name].close()));
+  }
+}
+
+function modelPath(config: Config, file: string): string {
+  return isAbsolute(file) ? file : resolve(config.modelsDir, file);
+}
+
+function missingModelReason(config: Config, variable: string, file: string | undefined): string | undefined {
+  if (!file) return `${variable} is not set; install a model as models/README.md describes`;
+  if (!existsSync(modelPath(config, file))) return `model file not found: ${file} (looked in ${config.modelsDir})`;
+  return undefined;
+}
+
+/** Builds the engines this build ships, each reporting why it cannot serve when its model or runtime is missing. */
+export function createEngines(config: Config): EngineSet {
+  const runtimeMissing = (runtime: string) => `the ${runtime} runtime is not part of this build yet`;
+  return {
+    llm: unavailableEngine(
+      'llm',
+      missingModelReason(config, 'LLM_MODEL', config.llmModel) ?? runtimeMissing('node-llama-cpp'),
+      config.llmModel !== undefined,
+    ),
+    ocr: unavailableEngine('ocr', runtimeMissing('tesseract.js'), false),
+    asr: unavailableEngine(
+      'asr',
+      missingModelReason(config, 'ASR_MODEL', config.asrModel) ?? runtimeMissing('whisper.cpp'),
+      config.asrModel !== undefined,
+    ),
+  };
+}

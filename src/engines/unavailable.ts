@@ -1,0 +1,28 @@
+import { GatewayError } from '../errors.js';
+import type { AsrEngine, EngineName, LlmEngine, OcrEngine } from './types.js';
+
+type EngineOfAnyKind<N extends EngineName> = Omit<LlmEngine, 'name'> &
+  Omit<OcrEngine, 'name'> &
+  Omit<AsrEngine, 'name'> & { name: N };
+
+/**
+ * The permanent stand-in for an engine whose model or runtime is not installed: it says why
+ * on /readyz and every call answers engine_unavailable, so the gateway starts without models.
+ */
+export function unavailableEngine<N extends EngineName>(
+  name: N,
+  reason: string,
+  configured: boolean,
+): EngineOfAnyKind<N> {
+  const fail = async (): Promise<never> => {
+    throw new GatewayError('engine_unavailable', `the ${name} engine is unavailable: ${reason}`);
+  };
+  return {
+    name,
+    status: () => ({ state: 'unavailable' as const, reason, configured }),
+    close: async () => {},
+    generateJson: fail,
+    recognize: fail,
+    transcribe: fail,
+  };
+}

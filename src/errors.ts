@@ -1,0 +1,53 @@
+/**
+ * Every failure the gateway can report, defined once: a stable kind, its HTTP status and
+ * whether a client may repeat the call. Clients switch on `kind`; messages are for people.
+ */
+export const ERROR_KINDS = {
+  invalid_request: { status: 400, retryable: false },
+  forbidden_url: { status: 400, retryable: false },
+  unauthorized: { status: 401, retryable: false },
+  forbidden: { status: 403, retryable: false },
+  not_found: { status: 404, retryable: false },
+  expired: { status: 410, retryable: false },
+  payload_too_large: { status: 413, retryable: false },
+  unsupported_media: { status: 415, retryable: false },
+  /** The caller went away before the answer was ready (nginx's 499); only logs and metrics see it. */
+  cancelled: { status: 499, retryable: true },
+  internal: { status: 500, retryable: true },
+  engine_failed: { status: 500, retryable: true },
+  not_implemented: { status: 501, retryable: false },
+  fetch_failed: { status: 502, retryable: true },
+  engine_unavailable: { status: 503, retryable: false },
+  overloaded: { status: 503, retryable: true },
+  timeout: { status: 504, retryable: true },
+} as const satisfies Record<string, { status: number; retryable: boolean }>;
+
+export type ErrorKind = keyof typeof ERROR_KINDS;
+
+export interface GatewayErrorOptions {
+  /** Overrides the kind's default, e.g. a fetch that failed with a 404 will not recover. */
+  retryable?: boolean;
+  /** Seconds a client should wait before retrying; sent as the Retry-After header. */
+  retryAfterSeconds?: number;
+  cause?: unknown;
+}
+
+export class GatewayError extends Error {
+  readonly kind: ErrorKind;
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(kind: ErrorKind, message: string, options: GatewayErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'GatewayError';
+    this.kind = kind;
+    this.status = ERROR_KINDS[kind].status;
+    this.retryable = options.retryable ?? ERROR_KINDS[kind].retryable;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+export function isGatewayError(value: unknown): value is GatewayError {
+  return value instanceof GatewayError;
+}

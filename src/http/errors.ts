@@ -1,0 +1,57 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ADVICE_PATH } from '../contract/operations.js';
+import { GatewayError, isGatewayError } from '../errors.js';
+import { describeError } from '../platform/logger.js';
+
+/** Framework failures mapped to our kinds, with our own words: fastify's messages may quote the body. */
+const FRAMEWORK_ERRORS: Record<string, () => GatewayError> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
+    new GatewayError('unsupported_media', 'Content-Type must be application/json'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new GatewayError('payload_too_large', 'request body is larger than BODY_LIMIT_BYTES'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => new GatewayError('invalid_request', 'request body is empty; a JSON object is required'),
+  FST_ERR_CTP_INVALID_JSON_BODY: () => new GatewayError('invalid_request', 'request body is not valid JSON'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
+    new GatewayError('invalid_request', 'Content-Length does not match the request body'),
+  FST_ERR_BAD_URL: () => new GatewayError('invalid_request', 'the request URL is malformed'),
+};
+
+export function toGatewayError(error: unknown): GatewayError {
+  if (isGatewayError(error)) return error;
+  const fastifyError = error as Partial<FastifyError>;
+  const mapped = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
+  if (mapped) return mapped();
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
+    return new GatewayError('invalid_request', 'request body is not valid JSON');
+  }
+  if (fastifyError.statusCode === 413) return FRAMEWORK_ERRORS.FST_ERR_CTP_BODY_TOO_LARGE!();
+  if (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new GatewayError('invalid_request', 'the request could not be read');
+  }
+  return new GatewayError('internal', 'an internal error occurred; it has been logged', { cause: error });
+}
+
+function isAdviceRoute(request: FastifyRequest): boolean {
+  return request.url.split('?')[0] === ADVICE_PATH;
+}
+
+export function errorBodyFor(request: FastifyRequest, error: GatewayError) {
+  const { kind, message, retryable } = error;
+  return isAdviceRoute(request) ? { error: { kind, message } } : { error: { kind, message, retryable } };
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  const gatewayError = toGatewayError(error);
+  reply.errorKind = gatewayError.kind;
+  if (gatewayError.kind === 'internal') {
+    request.log.error({ err: describeError(gatewayError.cause ?? error) }, 'internal error');
+  }
+  if (gatewayError.retryAfterSeconds !== undefined) reply.header('retry-after', String(gatewayError.retryAfterSeconds));
+  if (gatewayError.kind === 'unauthorized') reply.header('www-authenticate', 'Bearer');
+  return reply.code(gatewayError.status).type('application/json; charset=utf-8').send(errorBodyFor(request, gatewayError));
+}
+
+declare module 'fastify' {
+  interface FastifyReply {
+    errorKind: string | undefined;
+  }
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import { OPERATIONS, type OperationContract } from '../contract/operations.js';
+import { GatewayError } from '../errors.js';
+import type { OperationContext, OperationHandler } from '../operations/context.js';
+import { transcribeRecording } from '../operations/asr/transcribe.js';
+import { notBuiltYet } from '../operations/not-built.js';
+import { clientAbortSignal } from './client-signal.js';
+
+type Dependencies = Omit<OperationContext, 'signal' | 'log'>;
+
+const MAX_REPORTED_ISSUES = 5;
+
+/** "points[0].seq: duplicate seq; speech_text: Too small..." — names the fields, never echoes their values. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const described = issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => {
+    const path = issue.path.reduce<string>(
+      (text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${String(part)}` : String(part)),
+      '',
+    );
+    return `${path || 'body'}: ${issue.message}`;
+  });
+  const more = issues.length > MAX_REPORTED_ISSUES ? `; and ${issues.length - MAX_REPORTED_ISSUES} more` : '';
+  return described.join('; ') + more;
+}
+
+function parseRequest<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new GatewayError('invalid_request', describeIssues(parsed.error.issues));
+  return parsed.data;
+}
+
+function registerOperation<Req extends z.ZodType>(
+  app: FastifyInstance,
+  contract: OperationContract<Req>,
+  handler: OperationHandler<z.output<Req>, unknown>,
+  dependencies: Dependencies,
+): void {
+  app.post(contract.path, { config: { operation: contract.id } }, async (request, reply) => {
+    const body = parseRequest(contract.request, request.body);
+    const requestId = (body as { request_id?: string }).request_id;
+    if (requestId) request.log = request.log.child({ request_id: requestId });
+    const result = await handler(body, { ...dependencies, signal: clientAbortSignal(reply), log: request.log });
+    const checked = contract.response.safeParse(result);
+    if (!checked.success) {
+      request.log.error({ issues: describeIssues(checked.error.issues) }, 'operation result broke the contract');
+      throw new GatewayError('internal', 'the operation produced a result outside the contract; it has been logged');
+    }
+    return reply.code(contract.successStatus).send(checked.data);
+  });
+}
+
+export function registerOperationRoutes(app: FastifyInstance, dependencies: Dependencies): void {
+  registerOperation(app, OPERATIONS.speech, notBuiltYet('speech-process', ['llm']), dependencies);
+  registerOperation(app, OPERATIONS.advice, notBuiltYet('report-advice-draft', ['llm']), dependencies);
+  registerOperation(app, OPERATIONS.caseFiles, notBuiltYet('case-file-process', ['ocr']), dependencies);
+  registerOperation(app, OPERATIONS.caseOcr, notBuiltYet('case-ocr', ['ocr']), dependencies);
+  registerOperation(app, OPERATIONS.asr, transcribeRecording, dependencies);
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    operation?: string;
+  }
+}

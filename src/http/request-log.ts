@@ -1,0 +1,32 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Metrics } from '../platform/metrics.js';
+
+const CLIENT_CLOSED_REQUEST = 499;
+
+/**
+ * One log line and one metrics sample per request, also for requests the client abandoned:
+ * operation, route, status, duration, error kind. Never the URL's query, headers or body.
+ */
+export function registerRequestLog(app: FastifyInstance, metrics: Metrics): void {
+  const record = (request: FastifyRequest, reply: FastifyReply, status: number, errorKind: string | undefined) => {
+    const operation = request.routeOptions.config.operation ?? request.routeOptions.url ?? 'unmatched';
+    metrics.httpRequests.inc({ operation, status: String(status), error_kind: errorKind ?? '' });
+    metrics.httpDuration.observe({ operation }, reply.elapsedTime / 1000);
+    const line = {
+      operation,
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status,
+      duration_ms: Math.round(reply.elapsedTime),
+      ...(errorKind ? { error_kind: errorKind } : {}),
+    };
+    if (status >= 500) request.log.warn(line, 'request failed');
+    else request.log.info(line, status === CLIENT_CLOSED_REQUEST ? 'request cancelled by the client' : 'request completed');
+  };
+  app.addHook('onResponse', async (request, reply) => record(request, reply, reply.statusCode, reply.errorKind));
+  app.addHook('onRequest', async (request, reply) => {
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) record(request, reply, CLIENT_CLOSED_REQUEST, 'cancelled');
+    });
+  });
+}

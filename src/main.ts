@@ -1,0 +1,65 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { ENGINE_NAMES } from './engines/registry.js';
+import { createLogger, describeError, type Logger } from './platform/logger.js';
+import { VERSION } from './version.js';
+
+function readConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+}
+
+function warnAboutRiskySettings(config: Config, logger: Logger): void {
+  if (config.apiTokens.length === 0) logger.warn('API_TOKENS is not set: /ai/ routes accept unauthenticated requests');
+  if (config.fetch.allowLoopback) logger.warn('FETCH_ALLOW_LOOPBACK=true: file URLs may point at this machine');
+  if (config.callbackBaseUrl && !config.callbackSecret) logger.warn('CALLBACK_SECRET is not set: callbacks go unsigned');
+}
+
+async function main(): Promise<void> {
+  const config = readConfigOrExit();
+  const logger = createLogger(config.logLevel);
+  const exitOnFault = (origin: string) => (error: unknown) => {
+    logger.fatal({ err: describeError(error), origin }, 'unexpected fault; exiting so the supervisor restarts the gateway');
+    process.exit(70); // EX_SOFTWARE
+  };
+  process.on('uncaughtException', exitOnFault('uncaughtException'));
+  process.on('unhandledRejection', exitOnFault('unhandledRejection'));
+
+  const app = await buildApp({ config, logger });
+  warnAboutRiskySettings(config, logger);
+  await app.listen({ host: config.host, port: config.port });
+  const engines = Object.fromEntries(ENGINE_NAMES.map((name) => [name, app.engineStatus(name)]));
+  logger.info({ version: VERSION, engines }, 'gateway started');
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, deadline_ms: config.shutdownTimeoutMs }, 'draining in-flight requests');
+    setTimeout(() => {
+      logger.error('drain deadline passed; exiting with requests still in flight');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
+    app.close().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      exitOnFault('shutdown'),
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(`gateway failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,278 @@
+/**
+ * Fetches file_url / voice_url bodies without letting a caller reach places it must not:
+ * every hop is checked for scheme, allowlist and resolved address, and the address that is
+ * checked is the one connected to (the check runs inside the socket's own DNS lookup).
+ */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { isIP } from 'node:net';
+import type { LookupFunction } from 'node:net';
+import { GatewayError, isGatewayError } from '../../errors.js';
+import { addressRefusal, parseAllowEntry, urlHost, urlRefusal } from './address-policy.js';
+import type { AllowEntry } from './address-policy.js';
+import { sniffMedia } from './sniff.js';
+import type { MediaKind, SniffedMedia } from './sniff.js';
+
+export type Resolver = (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
+
+export interface SafeFetchOptions {
+  /** FETCH_ALLOW_HOSTS entries, "host" or "host:port"; empty = no allowlist, else nothing else is fetched. */
+  allowHosts: string[];
+  /** FETCH_ALLOW_LOOPBACK: permits 127.0.0.0/8 and ::1 only (never link-local, metadata or unspecified). */
+  allowLoopback: boolean;
+  /** Per file. */
+  maxBytes: number;
+  connectTimeoutMs: number;
+  /** The whole fetch, redirects and body included. */
+  totalTimeoutMs: number;
+  /** Default 5. */
+  maxRedirects?: number;
+  /** DNS; defaults to dns.promises.lookup(host, { all: true }). */
+  resolve?: Resolver;
+}
+
+export interface FetchedFile {
+  bytes: Buffer;
+  media: SniffedMedia;
+  finalUrl: string;
+}
+
+export interface FetchRequest {
+  accept: readonly MediaKind[];
+  signal?: AbortSignal;
+  /** Short name for error messages, e.g. "file 123" or "voice_url". */
+  label?: string;
+}
+
+export interface SafeFetcher {
+  fetch(url: string, opts: FetchRequest): Promise<FetchedFile>;
+}
+
+interface FetcherConfig {
+  allowList: readonly AllowEntry[];
+  allowLoopback: boolean;
+  maxBytes: number;
+  connectTimeoutMs: number;
+  totalTimeoutMs: number;
+  maxRedirects: number;
+  resolve: Resolver;
+}
+
+/** One fetch in progress: the shared config plus what belongs to this call. */
+interface FetchCall {
+  config: FetcherConfig;
+  label: string;
+  /** Caller's signal combined with the total timeout. */
+  signal: AbortSignal;
+  callerSignal: AbortSignal | undefined;
+}
+
+const DEFAULT_MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const RETRYABLE_STATUSES = new Set([408, 429]);
+const RETRYABLE_NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET', // also "socket hang up" and a body cut short
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ERR_STREAM_PREMATURE_CLOSE',
+]);
+
+export function createSafeFetcher(options: SafeFetchOptions): SafeFetcher {
+  const config: FetcherConfig = {
+    allowList: options.allowHosts.map(parseAllowEntry),
+    allowLoopback: options.allowLoopback,
+    maxBytes: options.maxBytes,
+    connectTimeoutMs: options.connectTimeoutMs,
+    totalTimeoutMs: options.totalTimeoutMs,
+    maxRedirects: options.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
+    resolve: options.resolve ?? resolveWithDns,
+  };
+  return { fetch: (url, request) => fetchFile(config, url, request) };
+}
+
+async function resolveWithDns(hostname: string): Promise<Array<{ address: string; family: 4 | 6 }>> {
+  const addresses = await dnsLookup(hostname, { all: true });
+  return addresses.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+}
+
+async function fetchFile(config: FetcherConfig, rawUrl: string, request: FetchRequest): Promise<FetchedFile> {
+  const signals = [AbortSignal.timeout(config.totalTimeoutMs), ...(request.signal ? [request.signal] : [])];
+  const call: FetchCall = {
+    config,
+    label: request.label ?? 'url',
+    signal: AbortSignal.any(signals),
+    callerSignal: request.signal,
+  };
+  try {
+    const { response, url } = await openFollowingRedirects(call, parseHttpUrl(rawUrl, call.label));
+    const bytes = await readBody(call, response);
+    return { bytes, media: identifyMedia(bytes, request.accept, call.label), finalUrl: url.href };
+  } catch (error) {
+    throw asGatewayError(call, error);
+  }
+}
+
+function parseHttpUrl(rawUrl: string, label: string): URL {
+  try {
+    return new URL(rawUrl);
+  } catch {
+    throw new GatewayError('forbidden_url', `${label}: not a valid http(s) URL`);
+  }
+}
+
+async function openFollowingRedirects(
+  call: FetchCall,
+  start: URL,
+): Promise<{ response: http.IncomingMessage; url: URL }> {
+  let url = start;
+  for (let redirects = 0; ; redirects += 1) {
+    assertUrlAllowed(call, url);
+    const response = await sendRequest(call, url);
+    const location = redirectLocation(response);
+    if (location === undefined) {
+      assertSuccessStatus(call, response);
+      return { response, url };
+    }
+    response.destroy();
+    if (redirects === call.config.maxRedirects) {
+      throw new GatewayError('fetch_failed', `${call.label}: more than ${redirects} redirects`, { retryable: false });
+    }
+    url = resolveLocation(call, location, url);
+  }
+}
+
+// IP literals never reach the lookup function, so they are judged here; hostnames are judged on lookup.
+function assertUrlAllowed(call: FetchCall, url: URL): void {
+  const refusal = urlRefusal(url, call.config.allowList);
+  if (refusal !== null) throw new GatewayError('forbidden_url', `${call.label}: ${refusal}`);
+  const host = urlHost(url);
+  if (isIP(host) !== 0) assertAddressAllowed(call, host);
+}
+
+function assertAddressAllowed(call: FetchCall, address: string): void {
+  const refusal = addressRefusal(address, { allowLoopback: call.config.allowLoopback });
+  if (refusal !== null) throw new GatewayError('forbidden_url', `${call.label}: host refused (${refusal})`);
+}
+
+function redirectLocation(response: http.IncomingMessage): string | undefined {
+  return REDIRECT_STATUSES.has(response.statusCode ?? 0) ? response.headers.location : undefined;
+}
+
+function resolveLocation(call: FetchCall, location: string, current: URL): URL {
+  try {
+    return new URL(location, current);
+  } catch {
+    throw new GatewayError('forbidden_url', `${call.label}: redirect to an invalid URL`);
+  }
+}
+
+function sendRequest(call: FetchCall, url: URL): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const client = url.protocol === 'https:' ? https : http;
+    // agent: false gives every request a fresh socket, so no pooled connection skips the checks.
+    const request = client.request(url, { agent: false, lookup: checkedLookup(call), signal: call.signal }, resolve);
+    request.on('error', reject);
+    armConnectTimeout(call, request);
+    request.end();
+  });
+}
+
+/** A lookup that refuses the whole host if any of its addresses is refused. */
+function checkedLookup(call: FetchCall): LookupFunction {
+  return (hostname, options, callback) => {
+    resolveAllowedAddresses(call, hostname).then(
+      (addresses) => {
+        const [first] = addresses;
+        if (options.all) callback(null, addresses);
+        else if (first) callback(null, first.address, first.family);
+      },
+      (error: Error) => callback(error, ''),
+    );
+  };
+}
+
+async function resolveAllowedAddresses(
+  call: FetchCall,
+  hostname: string,
+): Promise<Array<{ address: string; family: 4 | 6 }>> {
+  const addresses = await call.config.resolve(hostname);
+  if (addresses.length === 0) {
+    throw new GatewayError('fetch_failed', `${call.label}: host ${hostname} not found`, { retryable: false });
+  }
+  for (const { address } of addresses) assertAddressAllowed(call, address);
+  return addresses;
+}
+
+function armConnectTimeout(call: FetchCall, request: http.ClientRequest): void {
+  const timeoutMs = call.config.connectTimeoutMs;
+  const timer = setTimeout(() => {
+    const message = `${call.label}: connect timed out after ${timeoutMs} ms`;
+    request.destroy(new GatewayError('fetch_failed', message, { retryable: true }));
+  }, timeoutMs);
+  request.once('socket', (socket) => socket.once('connect', () => clearTimeout(timer)));
+  request.once('close', () => clearTimeout(timer));
+}
+
+function assertSuccessStatus(call: FetchCall, response: http.IncomingMessage): void {
+  const status = response.statusCode ?? 0;
+  if (status >= 200 && status < 300) return;
+  response.destroy();
+  const retryable = status >= 500 || RETRYABLE_STATUSES.has(status);
+  throw new GatewayError('fetch_failed', `${call.label}: server answered HTTP ${status}`, { retryable });
+}
+
+/** Counts bytes as they stream in; a Content-Length over the limit is refused before reading. */
+async function readBody(call: FetchCall, response: http.IncomingMessage): Promise<Buffer> {
+  const { maxBytes } = call.config;
+  if (Number(response.headers['content-length']) > maxBytes) {
+    response.destroy();
+    throw tooLarge(call, maxBytes);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw tooLarge(call, maxBytes); // leaving the loop destroys the response
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function tooLarge(call: FetchCall, maxBytes: number): GatewayError {
+  return new GatewayError('payload_too_large', `${call.label}: file is larger than ${maxBytes} bytes`);
+}
+
+function identifyMedia(bytes: Buffer, accept: readonly MediaKind[], label: string): SniffedMedia {
+  if (bytes.length === 0) throw new GatewayError('unsupported_media', `${label}: empty file`);
+  const media = sniffMedia(bytes);
+  if (media === null) throw new GatewayError('unsupported_media', `${label}: unrecognised file type`);
+  if (!accept.includes(media.kind)) {
+    throw new GatewayError('unsupported_media', `${label}: got ${media.mediaType}, expected ${accept.join(' or ')}`);
+  }
+  return media;
+}
+
+/** Maps whatever ended the fetch onto a GatewayError; Node's own messages are dropped as they may name the URL. */
+function asGatewayError(call: FetchCall, error: unknown): GatewayError {
+  if (isGatewayError(error)) return error;
+  const callerReason: unknown = call.callerSignal?.reason;
+  if (call.callerSignal?.aborted) {
+    if (isGatewayError(callerReason)) return callerReason;
+    return new GatewayError('fetch_failed', `${call.label}: aborted`, { retryable: true, cause: callerReason });
+  }
+  if (call.signal.aborted) {
+    const message = `${call.label}: timed out after ${call.config.totalTimeoutMs} ms`;
+    return new GatewayError('fetch_failed', message, { retryable: true });
+  }
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const retryable = code !== undefined && RETRYABLE_NETWORK_CODES.has(code);
+  return new GatewayError('fetch_failed', `${call.label}: request failed (${code ?? 'network error'})`, {
+    retryable,
+    cause: error,
+  });
+}

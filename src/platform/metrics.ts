@@ -1,0 +1,81 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { EngineName, EngineState, EngineStatus } from '../engines/types.js';
+import type { LimiterObserver } from './limiter.js';
+
+const ENGINE_STATES: readonly EngineState[] = ['ready', 'starting', 'unavailable', 'failed'];
+
+export interface EngineGauges {
+  status(name: EngineName): EngineStatus;
+  running(name: EngineName): number;
+  queued(name: EngineName): number;
+}
+
+/** All Prometheus series of one gateway instance, in a registry of its own (tests build many). */
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpRequests = new Counter({
+    name: 'gateway_http_requests_total',
+    help: 'HTTP requests by operation, status code and error kind',
+    labelNames: ['operation', 'status', 'error_kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly httpDuration = new Histogram({
+    name: 'gateway_http_request_duration_seconds',
+    help: 'HTTP request latency by operation',
+    labelNames: ['operation'] as const,
+    buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
+
+  private readonly queueWait = new Histogram({
+    name: 'gateway_engine_queue_wait_seconds',
+    help: 'Time a task waited in an engine queue before it ran',
+    labelNames: ['engine'] as const,
+    buckets: [0.001, 0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
+
+  private readonly rejections = new Counter({
+    name: 'gateway_engine_rejections_total',
+    help: 'Engine tasks refused by the limiter: overloaded (queue full), timeout (queue deadline), cancelled (client gone)',
+    labelNames: ['engine', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(engines: EngineGauges, engineNames: readonly EngineName[]) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'gateway_' });
+    const perEngine = (name: string, help: string, read: (engine: EngineName) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['engine'] as const,
+        registers: [this.registry],
+        collect() {
+          for (const engine of engineNames) this.set({ engine }, read(engine));
+        },
+      });
+    perEngine('gateway_engine_running', 'Engine tasks running now', (e) => engines.running(e));
+    perEngine('gateway_engine_queue_depth', 'Engine tasks waiting in the queue now', (e) => engines.queued(e));
+    new Gauge({
+      name: 'gateway_engine_state',
+      help: '1 for the state each engine is in now, 0 for the others',
+      labelNames: ['engine', 'state'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const engine of engineNames) {
+          const current = engines.status(engine).state;
+          for (const state of ENGINE_STATES) this.set({ engine, state }, state === current ? 1 : 0);
+        }
+      },
+    });
+  }
+
+  limiterObserver(engine: EngineName): LimiterObserver {
+    return {
+      queueWait: (seconds) => this.queueWait.observe({ engine }, seconds),
+      rejected: (reason) => this.rejections.inc({ engine, reason }),
+    };
+  }
+}

@@ -1,0 +1,101 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { GatewayError } from '../../errors.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  /** SQL, run inside one transaction together with its schema_migrations record. */
+  up: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'artifacts',
+    up: `CREATE TABLE artifacts (
+      key TEXT PRIMARY KEY,
+      value TEXT NOT NULL,
+      created_at INTEGER NOT NULL
+    );`,
+  },
+  {
+    version: 2,
+    name: 'blobs',
+    up: `CREATE TABLE blobs (
+      key TEXT PRIMARY KEY,
+      content_type TEXT NOT NULL,
+      size INTEGER NOT NULL,
+      created_at INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL
+    );
+    CREATE INDEX blobs_expires_at ON blobs (expires_at);`,
+  },
+];
+
+export const DATABASE_FILE_NAME = 'gateway.sqlite';
+
+export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Database.Database {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const db = new Database(join(dataDir, DATABASE_FILE_NAME));
+  try {
+    configure(db);
+    migrate(db, migrations);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function configure(db: Database.Database): void {
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  db.pragma('synchronous = NORMAL');
+}
+
+function migrate(db: Database.Database, migrations: readonly Migration[]): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+  )`);
+  const applied = appliedVersions(db);
+  refuseNewerSchema(applied, migrations);
+  const pending = migrations.filter((m) => !applied.has(m.version)).sort((a, b) => a.version - b.version);
+  for (const migration of pending) applyMigration(db, migration);
+}
+
+function appliedVersions(db: Database.Database): Set<number> {
+  const rows = db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[];
+  return new Set(rows);
+}
+
+function refuseNewerSchema(applied: Set<number>, migrations: readonly Migration[]): void {
+  const newestKnown = Math.max(0, ...migrations.map((m) => m.version));
+  const newestApplied = Math.max(0, ...applied);
+  if (newestApplied > newestKnown) {
+    throw new GatewayError(
+      'internal',
+      `Database schema version ${newestApplied} is newer than this gateway supports (${newestKnown}); ` +
+        'refusing to open it. Upgrade the gateway or restore a matching database.',
+    );
+  }
+}
+
+function applyMigration(db: Database.Database, migration: Migration): void {
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const apply = db.transaction(() => {
+    db.exec(migration.up);
+    record.run(migration.version, migration.name, new Date().toISOString());
+  });
+  try {
+    apply();
+  } catch (error) {
+    throw new GatewayError('internal', `Database migration ${migration.version} (${migration.name}) failed`, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,115 @@
+import { request as httpRequest } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { EngineSet } from '../../src/engines/types.js';
+import { createLogger } from '../../src/platform/logger.js';
+
+export interface TestGateway {
+  app: FastifyInstance;
+  config: Config;
+  dataDir: string;
+  /** Every log line the gateway wrote, as raw JSON text. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/** Builds the real app on a fresh data dir, logging at debug into memory. */
+export async function startGateway(
+  env: Record<string, string> = {},
+  options: { engines?: EngineSet; listen?: boolean } = {},
+): Promise<TestGateway> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'gateway-test-'));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...env });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const app = await buildApp({ config, logger: createLogger(config.logLevel, sink), ...options });
+  if (options.listen) await app.listen({ host: '127.0.0.1', port: 0 });
+  else await app.ready();
+  return {
+    app,
+    config,
+    dataDir,
+    logs,
+    close: async () => {
+      await app.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function baseUrl(app: FastifyInstance): string {
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('the app is not listening');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+export const VALID_BODIES = {
+  '/ai/v1/speech-process': {
+    request_id: 'req-1',
+    cancer_type: '肺癌',
+    standard_department_code: 'RAD',
+    points: [
+      { seq: 1, name: '影像学表现' },
+      { seq: 2, name: '分期意见' },
+    ],
+    speech_text: '右肺上叶见肿块，分期T2N1M0。',
+  },
+  '/ai/v1/report-advice-draft': {
+    request_id: 'req-2',
+    cancer_type: '肺癌',
+    case_summary: { diagnosis: '右肺腺癌', key_question: '是否手术' },
+    dept_opinions: [{ dept: '胸外科', content: '建议手术', supplements: [{ doctor: '张医生', content: '完善检查' }] }],
+  },
+  '/ai/v1/case-file-process': {
+    request_id: 'req-3',
+    files: [{ upload_file_id: 1, bucket: 'b', object_key: 'k/1.jpg', file_name: '1.jpg', file_url: 'http://127.0.0.1:9/1.jpg' }],
+  },
+  '/ai/v1/case-ocr': {
+    request_id: 'req-4',
+    files: [{ upload_file_id: 1, bucket: 'b', object_key: 'k/1.jpg', file_name: '1.jpg', file_url: 'http://127.0.0.1:9/1.jpg' }],
+  },
+  '/ai/v1/asr': { request_id: 'req-5', voice_url: 'http://127.0.0.1:9/1.wav' },
+} as const;
+
+export type OperationPath = keyof typeof VALID_BODIES;
+export const OPERATION_PATHS = Object.keys(VALID_BODIES) as OperationPath[];
+
+export interface PlainResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * POSTs JSON over a fresh connection that is closed afterwards. (fetch's pool opens a spare
+ * connection after an abort, which would hold the server's close until headersTimeout.)
+ */
+export function postJson(url: string, payload: unknown, signal?: AbortSignal): Promise<PlainResponse> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify(payload);
+    const request = httpRequest(
+      url,
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, ...(signal ? { signal } : {}) },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
