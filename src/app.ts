@@ -28,6 +28,7 @@ export interface AppOptions {
 
 const BLOB_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 const REQUEST_ID_HEADER = /^[\w.:-]{1,128}$/;
+const FILE_TOKEN_MAX_CHARS = 512;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, logger } = options;
@@ -55,12 +56,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: false,
+    routerOptions: { maxParamLength: FILE_TOKEN_MAX_CHARS },
+    frameworkErrors: (error, request, reply) => sendError(request, reply, error),
     genReqId: (request) => {
       const header = request.headers['x-request-id'];
       return typeof header === 'string' && REQUEST_ID_HEADER.test(header) ? header : randomUUID();
     },
   });
   app.decorateReply('errorKind', undefined);
+  app.decorateRequest('bodyRequestId', undefined);
   app.removeContentTypeParser('text/plain');
   app.decorate('engineStatus', (name: EngineName) => engines.status(name));
 
@@ -70,6 +74,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('preClose', async () => {
     closing = true;
+  });
+  // While draining, answers end their connection, or a pooling client's idle keep-alive
+  // socket would hold the close open until the deadline.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
   });
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   app.setNotFoundHandler((request, reply) =>

@@ -7,8 +7,12 @@ const csv = z.string().transform((v) =>
     .map((s) => s.trim())
     .filter(Boolean),
 );
-const positiveInt = z.coerce.number().int().positive();
-const nonNegativeInt = z.coerce.number().int().min(0);
+const integer = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number')
+  .transform((v) => Number(v));
+const positiveInt = integer.pipe(z.number().int().positive());
+const nonNegativeInt = integer.pipe(z.number().int().min(0));
 const url = z.url({ protocol: /^https?$/ }).transform((v) => v.replace(/\/+$/, ''));
 
 /** Concurrency settings of one engine's limiter: <ENGINE>_MAX_RUNNING, _MAX_QUEUED, _QUEUE_TIMEOUT_MS. */
@@ -22,7 +26,8 @@ function limiterVars(prefix: string, defaults: { running: number; queued: number
 
 const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
-  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  /** 0 picks a free port (tests). */
+  PORT: integer.pipe(z.number().max(65_535)).default(8080),
   MODELS_DIR: z.string().min(1).default('./models'),
   DATA_DIR: z.string().min(1).default('./data'),
   PUBLIC_BASE_URL: url.optional(),
@@ -95,9 +100,13 @@ function limiter(env: Record<string, unknown>, prefix: string): LimiterSettings 
   };
 }
 
-/** Reads the configuration from environment variables; empty strings count as unset. */
+/** Reads the configuration from environment variables; blank values count as unset. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
-  const present = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const present = Object.fromEntries(
+    Object.entries(source)
+      .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== '')
+      .map(([key, value]) => [key, value.trim()]),
+  );
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));

@@ -39,7 +39,12 @@ export class GatewayError extends Error {
   readonly retryAfterSeconds: number | undefined;
 
   constructor(kind: ErrorKind, message: string, options: GatewayErrorOptions = {}) {
+    // A kind says where it failed; a stack would only cost time on hot refusal paths
+    // (overloaded, engine_unavailable). An unexpected fault keeps its own stack as `cause`.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'GatewayError';
     this.kind = kind;
     this.status = ERROR_KINDS[kind].status;

@@ -40,7 +40,10 @@ async function main(): Promise<void> {
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn({ signal }, 'second stop signal; exiting without waiting for the drain');
+      process.exit(1);
+    }
     stopping = true;
     logger.info({ signal, deadline_ms: config.shutdownTimeoutMs }, 'draining in-flight requests');
     setTimeout(() => {

@@ -8,7 +8,7 @@ import { GatewayError } from '../errors.js';
 export function clientAbortSignal(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) {
+    if (!reply.raw.writableEnded) {
       controller.abort(new GatewayError('cancelled', 'the client closed the connection before the answer was ready'));
     }
   });

@@ -13,6 +13,7 @@ const FRAMEWORK_ERRORS: Record<string, () => GatewayError> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
     new GatewayError('invalid_request', 'Content-Length does not match the request body'),
   FST_ERR_BAD_URL: () => new GatewayError('invalid_request', 'the request URL is malformed'),
+  FST_ERR_MAX_PARAM_LENGTH: () => new GatewayError('invalid_request', 'a path segment of the URL is too long'),
 };
 
 export function toGatewayError(error: unknown): GatewayError {
@@ -43,7 +44,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   const gatewayError = toGatewayError(error);
   reply.errorKind = gatewayError.kind;
   if (gatewayError.kind === 'internal') {
-    request.log.error({ err: describeError(gatewayError.cause ?? error) }, 'internal error');
+    request.log.error(
+      { request_id: request.bodyRequestId, err: describeError(gatewayError.cause ?? error) },
+      'internal error',
+    );
   }
   if (gatewayError.retryAfterSeconds !== undefined) reply.header('retry-after', String(gatewayError.retryAfterSeconds));
   if (gatewayError.kind === 'unauthorized') reply.header('www-authenticate', 'Bearer');

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { OPERATIONS, type OperationContract } from '../contract/operations.js';
 import { GatewayError } from '../errors.js';
@@ -38,12 +38,19 @@ function registerOperation<Req extends z.ZodType>(
 ): void {
   app.post(contract.path, { config: { operation: contract.id } }, async (request, reply) => {
     const body = parseRequest(contract.request, request.body);
-    const requestId = (body as { request_id?: string }).request_id;
-    if (requestId) request.log = request.log.child({ request_id: requestId });
-    const result = await handler(body, { ...dependencies, signal: clientAbortSignal(reply), log: request.log });
+    request.bodyRequestId = (body as { request_id?: string }).request_id;
+    let log: FastifyBaseLogger | undefined;
+    const result = await handler(body, {
+      ...dependencies,
+      signal: clientAbortSignal(reply),
+      get log() {
+        return (log ??= request.log.child({ request_id: request.bodyRequestId }));
+      },
+    });
     const checked = contract.response.safeParse(result);
     if (!checked.success) {
-      request.log.error({ issues: describeIssues(checked.error.issues) }, 'operation result broke the contract');
+      const issues = describeIssues(checked.error.issues);
+      request.log.error({ request_id: request.bodyRequestId, issues }, 'operation result broke the contract');
       throw new GatewayError('internal', 'the operation produced a result outside the contract; it has been logged');
     }
     return reply.code(contract.successStatus).send(checked.data);
@@ -61,5 +68,9 @@ export function registerOperationRoutes(app: FastifyInstance, dependencies: Depe
 declare module 'fastify' {
   interface FastifyContextConfig {
     operation?: string;
+  }
+  interface FastifyRequest {
+    /** The body's request_id once the body passed validation; logged with every line of the request. */
+    bodyRequestId: string | undefined;
   }
 }

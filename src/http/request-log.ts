@@ -13,6 +13,7 @@ export function registerRequestLog(app: FastifyInstance, metrics: Metrics): void
     metrics.httpRequests.inc({ operation, status: String(status), error_kind: errorKind ?? '' });
     metrics.httpDuration.observe({ operation }, reply.elapsedTime / 1000);
     const line = {
+      ...(request.bodyRequestId ? { request_id: request.bodyRequestId } : {}),
       operation,
       method: request.method,
       route: request.routeOptions.url ?? 'unmatched',
@@ -26,7 +27,7 @@ export function registerRequestLog(app: FastifyInstance, metrics: Metrics): void
   app.addHook('onResponse', async (request, reply) => record(request, reply, reply.statusCode, reply.errorKind));
   app.addHook('onRequest', async (request, reply) => {
     reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) record(request, reply, CLIENT_CLOSED_REQUEST, 'cancelled');
+      if (!reply.raw.writableEnded) record(request, reply, CLIENT_CLOSED_REQUEST, 'cancelled');
     });
   });
 }

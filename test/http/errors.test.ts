@@ -198,5 +198,7 @@ describe('the limiter in front of the engine', () => {
     expect(await queued).toBe('aborted');
     expect(engine.calls.length).toBe(before + 1);
     await expect.poll(() => metric('gateway_engine_running')).toBe(0);
+    const cancelled = gateway.logs.filter((line) => line.includes('"status":499') && line.includes('"error_kind":"cancelled"'));
+    expect(cancelled).toHaveLength(2);
   });
 });

@@ -1,0 +1,223 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+/** Runs loadConfig expecting a ConfigError and returns it. */
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig defaults', () => {
+  it('an empty environment gives the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      host: '0.0.0.0',
+      port: 8080,
+      modelsDir: './models',
+      dataDir: './data',
+      publicBaseUrl: 'http://localhost:8080',
+      callbackBaseUrl: undefined,
+      callbackSecret: undefined,
+      fileSigningSecret: undefined,
+      fileUrlTtlSeconds: 86_400,
+      apiTokens: [],
+      logLevel: 'info',
+      bodyLimitBytes: 2 * 1024 * 1024,
+      shutdownTimeoutMs: 30_000,
+      llmModel: undefined,
+      asrModel: undefined,
+    });
+    expect(config.fetch).toEqual({
+      allowHosts: [],
+      allowLoopback: false,
+      maxBytes: 50 * 1024 * 1024,
+      connectTimeoutMs: 5_000,
+      totalTimeoutMs: 60_000,
+    });
+  });
+
+  it('limiter defaults differ per engine', () => {
+    expect(loadConfig({}).limits).toEqual({
+      llm: { maxRunning: 2, maxQueued: 32, queueTimeoutMs: 120_000 },
+      ocr: { maxRunning: 2, maxQueued: 64, queueTimeoutMs: 120_000 },
+      asr: { maxRunning: 1, maxQueued: 16, queueTimeoutMs: 300_000 },
+    });
+  });
+
+  it('PUBLIC_BASE_URL defaults to localhost on the configured PORT', () => {
+    expect(loadConfig({ PORT: '9123' }).publicBaseUrl).toBe('http://localhost:9123');
+  });
+
+  it('empty strings count as unset', () => {
+    const config = loadConfig({
+      HOST: '',
+      PORT: '',
+      MODELS_DIR: '',
+      DATA_DIR: '',
+      PUBLIC_BASE_URL: '',
+      CALLBACK_BASE_URL: '',
+      CALLBACK_SECRET: '',
+      FILE_SIGNING_SECRET: '',
+      API_TOKENS: '',
+      FETCH_ALLOW_LOOPBACK: '',
+      LOG_LEVEL: '',
+      LLM_MODEL: '',
+      ASR_MODEL: '',
+      LLM_MAX_RUNNING: '',
+      OCR_MAX_QUEUED: '',
+    });
+    expect(config).toEqual(loadConfig({}));
+  });
+
+  it('reads explicit values', () => {
+    const config = loadConfig({
+      HOST: '127.0.0.1',
+      PORT: '3000',
+      MODELS_DIR: '/opt/models',
+      DATA_DIR: '/var/lib/gateway',
+      LOG_LEVEL: 'debug',
+      SHUTDOWN_TIMEOUT_MS: '500',
+      LLM_MODEL: 'qwen.gguf',
+      ASR_MODEL: 'whisper.bin',
+      LLM_MAX_RUNNING: '4',
+      OCR_MAX_QUEUED: '0',
+      ASR_QUEUE_TIMEOUT_MS: '1000',
+    });
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 3000,
+      modelsDir: '/opt/models',
+      dataDir: '/var/lib/gateway',
+      logLevel: 'debug',
+      shutdownTimeoutMs: 500,
+      llmModel: 'qwen.gguf',
+      asrModel: 'whisper.bin',
+      publicBaseUrl: 'http://localhost:3000',
+    });
+    expect(config.limits.llm.maxRunning).toBe(4);
+    expect(config.limits.ocr.maxQueued).toBe(0);
+    expect(config.limits.asr.queueTimeoutMs).toBe(1000);
+  });
+});
+
+describe('loadConfig parsing', () => {
+  it('API_TOKENS is a CSV list: spaces trimmed, empty items dropped', () => {
+    expect(loadConfig({ API_TOKENS: ' alpha , beta,,gamma ,' }).apiTokens).toEqual(['alpha', 'beta', 'gamma']);
+    expect(loadConfig({ API_TOKENS: 'single' }).apiTokens).toEqual(['single']);
+    expect(loadConfig({ API_TOKENS: ' , ,' }).apiTokens).toEqual([]);
+  });
+
+  it('FETCH_ALLOW_HOSTS is a CSV list: spaces trimmed, empty items dropped', () => {
+    expect(loadConfig({ FETCH_ALLOW_HOSTS: 'minio.local, 10.0.0.5 ,,files.internal' }).fetch.allowHosts).toEqual([
+      'minio.local',
+      '10.0.0.5',
+      'files.internal',
+    ]);
+  });
+
+  it.each([
+    ['true', true],
+    ['1', true],
+    ['false', false],
+    ['0', false],
+  ])('FETCH_ALLOW_LOOPBACK=%s is %s', (value, expected) => {
+    expect(loadConfig({ FETCH_ALLOW_LOOPBACK: value }).fetch.allowLoopback).toBe(expected);
+  });
+
+  it.each(['yes', 'TRUE', 'on'])('FETCH_ALLOW_LOOPBACK=%s is an error naming the variable', (value) => {
+    expect(configError({ FETCH_ALLOW_LOOPBACK: value }).message).toContain('FETCH_ALLOW_LOOPBACK');
+  });
+
+  it('trailing slashes are removed from PUBLIC_BASE_URL and CALLBACK_BASE_URL', () => {
+    const config = loadConfig({
+      PUBLIC_BASE_URL: 'https://gateway.example.org/',
+      CALLBACK_BASE_URL: 'http://mdt.example.org/api/callbacks//',
+    });
+    expect(config.publicBaseUrl).toBe('https://gateway.example.org');
+    expect(config.callbackBaseUrl).toBe('http://mdt.example.org/api/callbacks');
+  });
+
+  it('an explicit PUBLIC_BASE_URL wins over the PORT default', () => {
+    expect(loadConfig({ PORT: '9000', PUBLIC_BASE_URL: 'http://10.1.2.3:8443' }).publicBaseUrl).toBe('http://10.1.2.3:8443');
+  });
+
+  it('accepts secrets of the minimum length', () => {
+    const config = loadConfig({ CALLBACK_SECRET: 'c'.repeat(16), FILE_SIGNING_SECRET: 'f'.repeat(32) });
+    expect(config.callbackSecret).toBe('c'.repeat(16));
+    expect(config.fileSigningSecret).toBe('f'.repeat(32));
+  });
+});
+
+describe('loadConfig rejects bad values with a ConfigError naming the variable', () => {
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '80.5'],
+    ['LOG_LEVEL', 'loud'],
+    ['PUBLIC_BASE_URL', 'ftp://x'],
+    ['PUBLIC_BASE_URL', 'not a url'],
+    ['CALLBACK_BASE_URL', 'ftp://x'],
+    ['CALLBACK_SECRET', 'c'.repeat(15)],
+    ['FILE_SIGNING_SECRET', 'f'.repeat(31)],
+    ['LLM_MAX_RUNNING', '0'],
+    ['OCR_MAX_QUEUED', '-1'],
+    ['ASR_QUEUE_TIMEOUT_MS', 'soon'],
+    ['SHUTDOWN_TIMEOUT_MS', '0'],
+    ['BODY_LIMIT_BYTES', '-5'],
+  ])('%s=%s', (name, value) => {
+    const error = configError({ [name]: value });
+    expect(error.name).toBe('ConfigError');
+    expect(error.message).toContain(name);
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatch(new RegExp(`^${name}: `));
+  });
+
+  it('secrets that are too short say how long they must be', () => {
+    expect(configError({ CALLBACK_SECRET: 'short' }).message).toContain('at least 16 characters');
+    expect(configError({ FILE_SIGNING_SECRET: 'short' }).message).toContain('at least 32 characters');
+  });
+
+  it('several bad values are all named in one error', () => {
+    const error = configError({
+      PORT: 'abc',
+      LOG_LEVEL: 'loud',
+      PUBLIC_BASE_URL: 'ftp://x',
+      CALLBACK_SECRET: 'short',
+      LLM_MAX_RUNNING: '0',
+      OCR_MAX_QUEUED: '-1',
+    });
+    const named = ['PORT', 'LOG_LEVEL', 'PUBLIC_BASE_URL', 'CALLBACK_SECRET', 'LLM_MAX_RUNNING', 'OCR_MAX_QUEUED'];
+    for (const name of named) expect(error.message).toContain(name);
+    expect(error.problems.map((p) => p.split(':')[0]).sort()).toEqual([...named].sort());
+    expect(error.message.split('\n')[0]).toBe('invalid configuration:');
+  });
+
+  it('does not read process.env when an env object is passed', () => {
+    const previous = process.env.PORT;
+    process.env.PORT = 'abc';
+    try {
+      expect(loadConfig({}).port).toBe(8080);
+    } finally {
+      if (previous === undefined) delete process.env.PORT;
+      else process.env.PORT = previous;
+    }
+  });
+});
+
+describe('loadConfig reads numbers strictly', () => {
+  it('treats blank values as unset and trims values', () => {
+    const config = loadConfig({ PORT: '  ', OCR_MAX_QUEUED: ' ', HOST: ' 127.0.0.1 ' });
+    expect(config.port).toBe(8080);
+    expect(config.limits.ocr.maxQueued).toBe(64);
+    expect(config.host).toBe('127.0.0.1');
+  });
+
+  it.each(['0x1F90', '1e3', '80.5', '+80', '8 080'])('refuses PORT=%s', (port) => {
+    expect(() => loadConfig({ PORT: port })).toThrow(/PORT/);
+  });
+});
