@@ -30,19 +30,22 @@ export const fileReference = z.object({
 });
 export type FileReference = z.infer<typeof fileReference>;
 
+/** Refinement for arrays whose items must differ in `field`; the issue points at the repeated item. */
+export function uniqueBy<Item extends Record<Field, unknown>, Field extends string>(field: Field) {
+  return (items: Item[], ctx: z.RefinementCtx) => {
+    const seen = new Set<unknown>();
+    items.forEach((item, index) => {
+      if (seen.has(item[field])) ctx.addIssue({ code: 'custom', path: [index, field], message: `duplicate ${field}` });
+      seen.add(item[field]);
+    });
+  };
+}
+
 export const fileReferences = z
   .array(fileReference)
   .min(1)
   .max(LIMITS.filesPerRequest)
-  .superRefine((files, ctx) => {
-    const seen = new Set<number>();
-    files.forEach((file, index) => {
-      if (seen.has(file.upload_file_id)) {
-        ctx.addIssue({ code: 'custom', path: [index, 'upload_file_id'], message: 'duplicate upload_file_id' });
-      }
-      seen.add(file.upload_file_id);
-    });
-  });
+  .superRefine(uniqueBy('upload_file_id'));
 
 export const processorVersion = z.object({
   prompt: z.string().meta({ description: 'Prompt template name and hash' }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LIMITS } from './limits.js';
-import { point, processorVersion, requestId, shortText, httpUrl } from './common.js';
+import { httpUrl, point, processorVersion, requestId, shortText, uniqueBy } from './common.js';
 
 const voiceSegment = z
   .object({
@@ -19,13 +19,7 @@ export const speechProcessRequest = z.object({
     .array(point)
     .min(1)
     .max(LIMITS.points)
-    .superRefine((points, ctx) => {
-      const seen = new Set<number>();
-      points.forEach((p, index) => {
-        if (seen.has(p.seq)) ctx.addIssue({ code: 'custom', path: [index, 'seq'], message: 'duplicate seq' });
-        seen.add(p.seq);
-      });
-    })
+    .superRefine(uniqueBy('seq'))
     .meta({ description: 'The complete set of required points' }),
   speech_text: z.string().min(1).max(LIMITS.speechTextChars).meta({ description: "The doctor's complete speech text" }),
   voice_segments: z.array(voiceSegment).max(LIMITS.voiceSegments).optional(),
