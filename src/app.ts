@@ -50,6 +50,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ENGINE_NAMES.map((name) => [name, new Limiter(name, config.limits[name], metrics.limiterObserver(name))]),
   ) as Record<EngineName, Limiter>;
   const engines = new Engines(engineSet, limiters);
+  engines.start();
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -45,8 +46,16 @@ const envSchema = z.object({
   BODY_LIMIT_BYTES: positiveInt.default(2 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(30_000),
   LLM_MODEL: z.string().min(1).optional(),
+  LLM_PARALLEL: positiveInt.default(2),
+  LLM_THREADS: positiveInt.optional(),
+  LLM_GPU: z.enum(['auto', 'cuda', 'vulkan', 'off']).default('auto'),
+  LLM_GPU_LAYERS: z.union([z.enum(['auto', 'max']), integer.pipe(z.number().int().min(0))]).default('auto'),
+  LLM_CONTEXT_SIZE: integer.pipe(z.number().int().min(512)).default(4096),
+  LLM_TIMEOUT_MS: positiveInt.default(120_000),
   ASR_MODEL: z.string().min(1).optional(),
-  ...limiterVars('LLM', { running: 2, queued: 32, queueTimeoutMs: 120_000 }),
+  LLM_MAX_RUNNING: positiveInt.optional(),
+  LLM_MAX_QUEUED: nonNegativeInt.default(32),
+  LLM_QUEUE_TIMEOUT_MS: positiveInt.default(120_000),
   ...limiterVars('OCR', { running: 2, queued: 64, queueTimeoutMs: 120_000 }),
   ...limiterVars('ASR', { running: 1, queued: 16, queueTimeoutMs: 300_000 }),
 });
@@ -80,7 +89,19 @@ export interface Config {
   logLevel: Env['LOG_LEVEL'];
   bodyLimitBytes: number;
   shutdownTimeoutMs: number;
-  llmModel: string | undefined;
+  llm: {
+    model: string | undefined;
+    /** Context sequences of the one loaded model: requests served at once. */
+    parallel: number;
+    /** CPU threads for generation; defaults to the cores this process may use. */
+    threads: number;
+    gpu: 'auto' | 'cuda' | 'vulkan' | 'off';
+    gpuLayers: 'auto' | 'max' | number;
+    /** Tokens per sequence (prompt + output). */
+    contextSize: number;
+    /** Longest a single generation may run. */
+    timeoutMs: number;
+  };
   asrModel: string | undefined;
   limits: { llm: LimiterSettings; ocr: LimiterSettings; asr: LimiterSettings };
 }
@@ -133,8 +154,21 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-    llmModel: env.LLM_MODEL,
+    llm: {
+      model: env.LLM_MODEL,
+      parallel: env.LLM_PARALLEL,
+      threads: env.LLM_THREADS ?? availableParallelism(),
+      gpu: env.LLM_GPU,
+      gpuLayers: env.LLM_GPU_LAYERS,
+      contextSize: env.LLM_CONTEXT_SIZE,
+      timeoutMs: env.LLM_TIMEOUT_MS,
+    },
     asrModel: env.ASR_MODEL,
-    limits: { llm: limiter(env, 'LLM'), ocr: limiter(env, 'OCR'), asr: limiter(env, 'ASR') },
+    limits: {
+      // The limiter runs as many LLM calls as the model has sequences, unless told otherwise.
+      llm: { ...limiter(env, 'LLM'), maxRunning: env.LLM_MAX_RUNNING ?? env.LLM_PARALLEL },
+      ocr: limiter(env, 'OCR'),
+      asr: limiter(env, 'ASR'),
+    },
   };
 }

@@ -45,6 +45,13 @@ export class Engines {
     return this.limiters[name];
   }
 
+  /** Starts every engine loading in the background; the gateway serves meanwhile. */
+  start(): void {
+    for (const name of ENGINE_NAMES) {
+      this.engines[name].start().catch(() => undefined); // each engine reports its own failure in status()
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.allSettled(ENGINE_NAMES.map((name) => this.engines[name].close()));
   }
@@ -66,8 +73,8 @@ export function createEngines(config: Config): EngineSet {
   return {
     llm: unavailableEngine(
       'llm',
-      missingModelReason(config, 'LLM_MODEL', config.llmModel) ?? runtimeMissing('node-llama-cpp'),
-      config.llmModel !== undefined,
+      missingModelReason(config, 'LLM_MODEL', config.llm.model) ?? runtimeMissing('node-llama-cpp'),
+      config.llm.model !== undefined,
     ),
     ocr: unavailableEngine('ocr', runtimeMissing('tesseract.js'), false),
     asr: unavailableEngine(

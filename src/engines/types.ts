@@ -10,13 +10,17 @@ export interface EngineStatus {
   reason?: string;
   /** Whether the operator configured this engine; /readyz waits only for configured engines. */
   configured: boolean;
-  /** Model or binary in use, e.g. "qwen2.5-7b-instruct-q4_k_m.gguf". */
+  /** Model in use as `<file name>@<first 12 hex of its sha256>`, once known. */
   model?: string;
+  /** Where it runs, e.g. "cpu" or "cuda: NVIDIA H200", once known. */
+  device?: string;
 }
 
 export interface Engine {
   readonly name: EngineName;
   status(): EngineStatus;
+  /** Begins loading in the background; status() says when it is ready. */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -27,14 +31,20 @@ export interface ChatMessage {
 
 export interface LlmJsonRequest<T> {
   messages: ChatMessage[];
-  /** Output is constrained to this schema's JSON Schema and re-validated with it. */
+  /** Output is constrained to this schema's JSON Schema (grammar) and re-validated with it. */
   schema: z.ZodType<T>;
   maxTokens: number;
+  /** Epoch ms after which generation stops with a `timeout` error. */
+  deadline?: number;
 }
 
 export interface LlmEngine extends Engine {
   readonly name: 'llm';
   generateJson<T>(request: LlmJsonRequest<T>, signal: AbortSignal): Promise<T>;
+  /** Tokens the model's tokenizer makes of `text`, for fitting prompts into the context. */
+  countTokens(text: string, signal: AbortSignal): Promise<number>;
+  /** Tokens one sequence can hold (prompt + output); known once ready. */
+  contextTokens(): number;
 }
 
 export interface OcrWord {

@@ -20,8 +20,11 @@ export function unavailableEngine<N extends EngineName>(
   return {
     name,
     status: () => ({ state: 'unavailable' as const, reason, configured }),
+    start: async () => {},
     close: async () => {},
     generateJson: fail,
+    countTokens: fail,
+    contextTokens: () => 0,
     recognize: fail,
     transcribe: fail,
   };

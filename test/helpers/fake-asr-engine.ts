@@ -21,6 +21,8 @@ export class FakeAsrEngine implements AsrEngine {
     return { state: 'ready' as const, configured: true, model: 'fake' };
   }
 
+  async start(): Promise<void> {}
+
   async close(): Promise<void> {}
 
   transcribe(audio: AudioInput, signal: AbortSignal): Promise<Transcript> {
