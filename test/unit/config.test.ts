@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -29,8 +30,16 @@ describe('loadConfig defaults', () => {
       logLevel: 'info',
       bodyLimitBytes: 2 * 1024 * 1024,
       shutdownTimeoutMs: 30_000,
-      llmModel: undefined,
       asrModel: undefined,
+    });
+    expect(config.llm).toEqual({
+      model: undefined,
+      parallel: 2,
+      threads: availableParallelism(),
+      gpu: 'auto',
+      gpuLayers: 'auto',
+      contextSize: 4096,
+      timeoutMs: 120_000,
     });
     expect(config.fetch).toEqual({
       allowHosts: [],
@@ -95,10 +104,10 @@ describe('loadConfig defaults', () => {
       dataDir: '/var/lib/gateway',
       logLevel: 'debug',
       shutdownTimeoutMs: 500,
-      llmModel: 'qwen.gguf',
       asrModel: 'whisper.bin',
       publicBaseUrl: 'http://localhost:3000',
     });
+    expect(config.llm.model).toBe('qwen.gguf');
     expect(config.limits.llm.maxRunning).toBe(4);
     expect(config.limits.ocr.maxQueued).toBe(0);
     expect(config.limits.asr.queueTimeoutMs).toBe(1000);
@@ -219,5 +228,27 @@ describe('loadConfig reads numbers strictly', () => {
 
   it.each(['0x1F90', '1e3', '80.5', '+80', '8 080'])('refuses PORT=%s', (port) => {
     expect(() => loadConfig({ PORT: port })).toThrow(/PORT/);
+  });
+});
+
+describe('LLM settings', () => {
+  it('runs as many LLM calls at once as the model has sequences unless LLM_MAX_RUNNING says otherwise', () => {
+    expect(loadConfig({ LLM_PARALLEL: '4' }).limits.llm.maxRunning).toBe(4);
+    expect(loadConfig({ LLM_PARALLEL: '4', LLM_MAX_RUNNING: '3' }).limits.llm.maxRunning).toBe(3);
+  });
+
+  it('reads GPU, layers, threads and context size', () => {
+    const { llm } = loadConfig({ LLM_GPU: 'cuda', LLM_GPU_LAYERS: '20', LLM_THREADS: '2', LLM_CONTEXT_SIZE: '8192' });
+    expect(llm).toMatchObject({ gpu: 'cuda', gpuLayers: 20, threads: 2, contextSize: 8192 });
+    expect(loadConfig({ LLM_GPU_LAYERS: 'max' }).llm.gpuLayers).toBe('max');
+  });
+
+  it.each([
+    ['LLM_GPU', 'metal'],
+    ['LLM_GPU_LAYERS', 'some'],
+    ['LLM_CONTEXT_SIZE', '100'],
+    ['LLM_PARALLEL', '0'],
+  ])('refuses %s=%s', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
   });
 });
