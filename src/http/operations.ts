@@ -5,6 +5,7 @@ import { GatewayError } from '../errors.js';
 import type { OperationContext, OperationHandler } from '../operations/context.js';
 import { transcribeRecording } from '../operations/asr/transcribe.js';
 import { notBuiltYet } from '../operations/not-built.js';
+import { processSpeech } from '../operations/speech/process-speech.js';
 import { clientAbortSignal } from './client-signal.js';
 
 type Dependencies = Omit<OperationContext, 'signal' | 'log'>;
@@ -58,7 +59,7 @@ function registerOperation<Req extends z.ZodType>(
 }
 
 export function registerOperationRoutes(app: FastifyInstance, dependencies: Dependencies): void {
-  registerOperation(app, OPERATIONS.speech, notBuiltYet('speech-process', ['llm']), dependencies);
+  registerOperation(app, OPERATIONS.speech, processSpeech, dependencies);
   registerOperation(app, OPERATIONS.advice, notBuiltYet('report-advice-draft', ['llm']), dependencies);
   registerOperation(app, OPERATIONS.caseFiles, notBuiltYet('case-file-process', ['ocr']), dependencies);
   registerOperation(app, OPERATIONS.caseOcr, notBuiltYet('case-ocr', ['ocr']), dependencies);

@@ -21,9 +21,9 @@ export interface TestGateway {
 /** Builds the real app on a fresh data dir, logging at debug into memory. */
 export async function startGateway(
   env: Record<string, string> = {},
-  options: { engines?: EngineSet; listen?: boolean } = {},
+  options: { engines?: EngineSet; listen?: boolean; dataDir?: string; keepDataDir?: boolean } = {},
 ): Promise<TestGateway> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'gateway-test-'));
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'gateway-test-')));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...env });
   const logs: string[] = [];
   const sink = new Writable({
@@ -32,7 +32,11 @@ export async function startGateway(
       done();
     },
   });
-  const app = await buildApp({ config, logger: createLogger(config.logLevel, sink), ...options });
+  const app = await buildApp({
+    config,
+    logger: createLogger(config.logLevel, sink),
+    ...(options.engines ? { engines: options.engines } : {}),
+  });
   if (options.listen) await app.listen({ host: '127.0.0.1', port: 0 });
   else await app.ready();
   return {
@@ -42,7 +46,7 @@ export async function startGateway(
     logs,
     close: async () => {
       await app.close();
-      await rm(dataDir, { recursive: true, force: true });
+      if (!options.keepDataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

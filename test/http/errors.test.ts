@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { baseUrl, postJson, startGateway, VALID_BODIES, type TestGateway } from '../helpers/gateway.js';
-import { FakeAsrEngine, enginesWithAsr } from '../helpers/fake-asr-engine.js';
+import { FakeAsrEngine, enginesWithAsr } from '../helpers/test-engines.js';
 import { PNG_BYTES, WAV_BYTES, startFileServer, type FileServer } from '../helpers/file-server.js';
 
 const ASR = '/ai/v1/asr';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_PATHS, VALID_BODIES, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { FakeAsrEngine, enginesWithAsr } from '../helpers/fake-asr-engine.js';
+import { FakeAsrEngine, enginesWithAsr } from '../helpers/test-engines.js';
 import { WAV_BYTES, startFileServer, type FileServer } from '../helpers/file-server.js';
 
 describe('/healthz and /readyz', () => {

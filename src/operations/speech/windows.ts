@@ -1,0 +1,32 @@
+import type { Span } from './evidence.js';
+
+const SENTENCE_END = /[。！？；!?;\n]|\.(?=\s)/gu;
+/** A window may end this far before its full size to end on a sentence boundary. */
+const BOUNDARY_SEARCH_SHARE = 0.3;
+
+/**
+ * Splits a speech into windows of at most `maxChars` that overlap by about `overlapChars`,
+ * ending on sentence boundaries where the text has them (ASR text often has none; then the
+ * cut falls mid-sentence and the overlap keeps a statement whole in one of the two windows).
+ */
+export function splitIntoWindows(text: string, maxChars: number, overlapChars: number): Span[] {
+  if (text.length <= maxChars) return [{ start: 0, end: text.length }];
+  const windows: Span[] = [];
+  let start = 0;
+  for (;;) {
+    const limit = start + maxChars;
+    if (limit >= text.length) {
+      windows.push({ start, end: text.length });
+      return windows;
+    }
+    const end = lastBoundary(text, limit - Math.floor(maxChars * BOUNDARY_SEARCH_SHARE), limit) ?? limit;
+    windows.push({ start, end });
+    start = Math.max(start + 1, end - overlapChars);
+  }
+}
+
+function lastBoundary(text: string, from: number, to: number): number | undefined {
+  let found: number | undefined;
+  for (const match of text.slice(from, to).matchAll(SENTENCE_END)) found = from + match.index + match[0].length;
+  return found;
+}
