@@ -18,7 +18,8 @@ export interface ScriptedClaim {
 
 /**
  * A scripted model: judge prompts get the claims of the asked points whose text the window
- * shows; organize prompts get `value: <prefix><seq>` (empty with a null prefix) and a fixed conclusion.
+ * shows (the others are missing); organize prompts get `<prefix><seq>` values (empty with a
+ * null prefix) and a fixed conclusion.
  */
 export function speechScript(
   claims: Record<number, ScriptedClaim>,
@@ -27,19 +28,19 @@ export function speechScript(
   return (request: LlmJsonRequest<unknown>) => {
     const judge = readJudgePrompt(request);
     if (judge) {
-      return {
-        points: judge.seqs.flatMap((seq) => {
-          const claim = claims[seq];
-          if (!claim) return [];
+      return Object.fromEntries(
+        judge.seqs.map((seq) => {
+          const claim = claims[seq] ?? { status: 'missing', quote: '' };
           const marker = claim.visibleWhen ?? claim.quote;
           const visible = judge.window.includes(marker) || !marker;
-          return [visible ? { seq, status: claim.status, quote: claim.quote } : { seq, status: 'missing', quote: '' }];
+          return [String(seq), visible ? { status: claim.status, quote: claim.quote } : { status: 'missing', quote: '' }];
         }),
-      };
+      );
     }
     const user = request.messages.find((m) => m.role === 'user')?.content ?? '';
     const seqs = [...user.matchAll(/^\[(-?\d+)\] /gm)].map((m) => Number(m[1]));
     const value = (seq: number) => (organize.valuePrefix === null ? '' : `${organize.valuePrefix}${seq}`);
-    return { items: seqs.map((seq) => ({ seq, value: value(seq) })), conclusion: organize.conclusion };
+    const values = Object.fromEntries(seqs.map((seq) => [String(seq), value(seq)]));
+    return { values, conclusion: organize.conclusion }; // keys a schema does not ask for are dropped by it
   };
 }

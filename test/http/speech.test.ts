@@ -107,19 +107,17 @@ describe('speech-process with a scripted model', () => {
     expect(json.missing).toEqual([POINTS[1]]);
   });
 
-  it('holds the invariants whatever the model answers: unknown, duplicate and absent seqs, reordered points', async () => {
+  it('holds the invariants whatever the model answers: unknown seqs, empty quotes, a quote on a missing point, reordered points', async () => {
     const points = [{ seq: 7, name: '影像学表现' }, { seq: 3, name: '病理意见' }, { seq: 5, name: '影像学分期' }];
     const { post } = await gatewayWith((request) =>
       readJudgePrompt(request)
         ? {
-            points: [
-              { seq: 99, status: 'covered', quote: '右肺上叶见3.2厘米肿块' },
-              { seq: 3, status: 'covered', quote: '病理方面本科室无补充' },
-              { seq: 3, status: 'missing', quote: '' },
-              { seq: 7, status: 'covered', quote: '' },
-            ],
+            '99': { status: 'covered', quote: '右肺上叶见3.2厘米肿块' },
+            '3': { status: 'covered', quote: '病理方面本科室无补充' },
+            '7': { status: 'covered', quote: '' },
+            '5': { status: 'missing', quote: '考虑cT2aN2M0，IIIA期' },
           }
-        : { items: [], conclusion: '' },
+        : { values: {}, conclusion: '' },
     );
     const { json } = await post(body({ points }));
     expect(json.covered).toEqual([points[1]]);

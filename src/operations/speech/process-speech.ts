@@ -13,9 +13,11 @@ import {
   judgeAnswer,
   judgeMessages,
   judgeOverhead,
+  judgeVerdicts,
   organizeAnswer,
   organizeMessages,
-  type JudgeAnswer,
+  organizedValue,
+  type JudgeVerdict,
   type PointEvidence,
 } from './prompts.js';
 import { placeSegments, voicesFor } from './voices.js';
@@ -93,7 +95,7 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** Judges every batch of points on every window of the speech; a long speech is cut into overlapping windows. */
-async function judgeCoverage(request: SpeechProcessRequest, llm: LlmCalls): Promise<JudgeAnswer['points']> {
+async function judgeCoverage(request: SpeechProcessRequest, llm: LlmCalls): Promise<JudgeVerdict[]> {
   const batches = chunk(request.points, POINTS_PER_CALL);
   const speech = request.speech_text;
   const measured = await llm.measure([speech, ...batches.map((batch) => judgeOverhead(request, batch))]);
@@ -110,20 +112,14 @@ async function judgeCoverage(request: SpeechProcessRequest, llm: LlmCalls): Prom
     return windows.map((window, part) => {
       const label = windows.length > 1 ? `（第${part + 1}/${windows.length}段）` : '';
       const messages = judgeMessages(request, batch, speech.slice(window.start, window.end), label);
-      return llm.generate({ messages, schema: judgeAnswer, maxTokens }).then((answer) => onlyFor(batch, answer.points));
+      return llm.generate({ messages, schema: judgeAnswer(batch), maxTokens }).then((answer) => judgeVerdicts(batch, answer));
     });
   });
   return (await Promise.all(calls)).flat();
 }
 
-/** Drops answers for points the call was not asked about. */
-function onlyFor(batch: readonly Point[], points: JudgeAnswer['points']): JudgeAnswer['points'] {
-  const asked = new Set(batch.map((p) => p.seq));
-  return points.filter((p) => asked.has(p.seq));
-}
-
 /** Keeps, per point, the best located evidence: a statement of content before a not-applicable one, then the longer. */
-function groundAnswers(request: SpeechProcessRequest, answers: JudgeAnswer['points']): Map<number, Evidence> {
+function groundAnswers(request: SpeechProcessRequest, answers: JudgeVerdict[]): Map<number, Evidence> {
   const speech = request.speech_text;
   const normalized = normalizeForMatching(speech);
   const names = new Map(request.points.map((p) => [p.seq, p.name]));
@@ -160,23 +156,25 @@ async function organize(
     batches.map((batch) =>
       llm.generate({
         messages: organizeMessages(request, batch, single),
-        schema: organizeAnswer,
+        schema: organizeAnswer(batch.map((e) => e.point), single),
         maxTokens: batch.length * ANSWER_TOKENS_PER_VALUE + (single ? ANSWER_TOKENS_CONCLUSION : ANSWER_TOKENS_BASE),
       }),
     ),
   );
-  const modelValues = new Map(answers.flatMap((answer) => answer.items).map((item) => [item.seq, item.value.trim()]));
+  const values = new Map(
+    batches.flatMap((batch, index) => batch.map((e) => [e.point.seq, organizedValue(e.point, answers[index]!)] as const)),
+  );
   const placed = placeSegments(speech, request.voice_segments ?? []);
   const structured = pointEvidence.map(({ point, sourceText }) => ({
     seq: point.seq,
     point: point.name,
     // A value the model left empty falls back to the doctor's own words.
-    value: modelValues.get(point.seq) || sourceText.trim().slice(0, MAX_VALUE_CHARS),
+    value: values.get(point.seq) || sourceText.trim().slice(0, MAX_VALUE_CHARS),
     source_text: sourceText,
     voices: voicesFor(evidence.get(point.seq)!.span, placed),
   }));
   const conclusion = single
-    ? answers[0]!.conclusion
+    ? (answers[0]!.conclusion ?? '')
     : (await llm.generate({
         messages: conclusionMessages(request, structured),
         schema: conclusionAnswer,

@@ -14,30 +14,47 @@ const JUDGE_SYSTEM = `你是多学科会诊（MDT）记录助手。任务：判�
 - "not_applicable"：医生明确表示该要点不适用、本科室无补充、暂无意见或无需处理；这也算覆盖。
 - "missing"：发言没有涉及该要点，或只提到要点名称而没有任何实际内容。
 quote：status 为 covered 或 not_applicable 时，逐字摘录发言中支持该判断的原文片段（照抄原文，不改写，不超过${MAX_QUOTE_CHARS}个字）；status 为 missing 时 quote 为空字符串。
-每个要点输出一条，seq 与要点编号一致。发言可能是英文，也可能没有标点；照抄时保持原文语言。
+按要点编号作为键，每个要点输出一条。发言可能是英文，也可能没有标点；照抄时保持原文语言。
 (English: judge coverage only, never correctness; "not applicable / nothing to add" counts as covered; quote the speech verbatim.)`;
 
 const ORGANIZE_SYSTEM = `你是多学科会诊（MDT）记录助手。下面是一位医生发言中各要点的原文证据。
 为每个要点写出简洁、结构化的内容 value：忠实于原文证据，不添加原文没有的信息，不做诊断或评价；医生表示不适用或无补充的要点，写明这一点。
-如要求 conclusion，再用一两句话概括这位医生的整体意见。使用与原文相同的语言。
+values 以要点编号为键。如要求 conclusion，再用一两句话概括这位医生的整体意见。使用与原文相同的语言。
 (English: one faithful, concise value per point from its evidence only; a conclusion when asked; answer in the speech's language.)`;
 
-export const judgeAnswer = z.object({
-  points: z.array(
-    z.object({
-      seq: z.number().int(),
-      status: z.enum(['covered', 'not_applicable', 'missing']),
-      quote: z.string().max(MAX_QUOTE_CHARS * 2),
-    }),
-  ),
-});
-export type JudgeAnswer = z.infer<typeof judgeAnswer>;
+const pointKey = (point: Point) => String(point.seq);
 
-export const organizeAnswer = z.object({
-  items: z.array(z.object({ seq: z.number().int(), value: z.string().max(MAX_VALUE_CHARS) })),
-  conclusion: z.string().max(MAX_CONCLUSION_CHARS),
-});
-export type OrganizeAnswer = z.infer<typeof organizeAnswer>;
+/**
+ * One property per asked point, keyed by its seq: the grammar then makes the model answer each
+ * point exactly once and in order, with no numbers to get wrong (a grammar's integers can
+ * carry exponents that are not integers at all).
+ */
+export function judgeAnswer(points: readonly Point[]) {
+  const verdict = z.object({ status: z.enum(['covered', 'not_applicable', 'missing']), quote: z.string().max(MAX_QUOTE_CHARS * 2) });
+  return z.object(Object.fromEntries(points.map((p) => [pointKey(p), verdict])));
+}
+export type JudgeVerdict = { seq: number; status: 'covered' | 'not_applicable' | 'missing'; quote: string };
+
+export function judgeVerdicts(points: readonly Point[], answer: Record<string, { status: JudgeVerdict['status']; quote: string }>): JudgeVerdict[] {
+  return points.flatMap((p) => {
+    const verdict = answer[pointKey(p)];
+    return verdict ? [{ seq: p.seq, ...verdict }] : [];
+  });
+}
+
+export interface OrganizeAnswer {
+  values: Record<string, string>;
+  conclusion?: string;
+}
+
+export function organizeAnswer(points: readonly Point[], withConclusion: boolean): z.ZodType<OrganizeAnswer> {
+  const values = z.object(Object.fromEntries(points.map((p) => [pointKey(p), z.string().max(MAX_VALUE_CHARS)])));
+  return withConclusion ? z.object({ values, conclusion: z.string().max(MAX_CONCLUSION_CHARS) }) : z.object({ values });
+}
+
+export function organizedValue(point: Point, answer: OrganizeAnswer): string {
+  return (answer.values[pointKey(point)] ?? '').trim();
+}
 
 /** Identifies the prompts: a change to any template changes processor_version.prompt and so every artifact_key. */
 export const PROMPT_VERSION = `speech-v1@${createHash('sha256')
@@ -79,7 +96,7 @@ export function organizeMessages(subject: SpeechSubject, evidence: readonly Poin
   const lines = evidence
     .map((e) => `[${e.point.seq}] ${e.point.name}${e.notApplicable ? '（医生表示不适用/无补充）' : ''}\n原文：${e.sourceText}`)
     .join('\n');
-  const ask = withConclusion ? '请给出每个要点的 value 和 conclusion。' : '请给出每个要点的 value；conclusion 留空字符串。';
+  const ask = withConclusion ? '请给出每个要点的 value 和 conclusion。' : '请给出每个要点的 value。';
   return [
     { role: 'system', content: ORGANIZE_SYSTEM },
     { role: 'user', content: `癌种：${subject.cancer_type}\n科室：${subject.standard_department_code}\n${lines}\n${ask}` },
