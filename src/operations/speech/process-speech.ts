@@ -1,4 +1,3 @@
-import type { Point } from '../../contract/common.js';
 import type { SpeechProcessRequest, SpeechProcessResponse } from '../../contract/speech.js';
 import type { LlmJsonRequest } from '../../engines/types.js';
 import { GatewayError } from '../../errors.js';
