@@ -37,7 +37,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     publicBaseUrl: config.publicBaseUrl,
     ...(config.fileSigningSecret ? { signingSecret: config.fileSigningSecret } : {}),
   });
-  const engineSet = options.engines ?? createEngines(config);
+  const engineSet = options.engines ?? createEngines(config, logger);
   const metrics = new Metrics(
     {
       status: (name) => engines.status(name),

@@ -3,6 +3,8 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { GatewayError } from '../errors.js';
 import type { Limiter } from '../platform/limiter.js';
+import type { Logger } from '../platform/logger.js';
+import { createLlmEngine } from './llm/index.js';
 import type { EngineName, EngineSet, EngineStatus } from './types.js';
 import { unavailableEngine } from './unavailable.js';
 
@@ -57,30 +59,27 @@ export class Engines {
   }
 }
 
-function modelPath(config: Config, file: string): string {
-  return isAbsolute(file) ? file : resolve(config.modelsDir, file);
-}
+type ModelLocation = { path: string } | { reason: string };
 
-function missingModelReason(config: Config, variable: string, file: string | undefined): string | undefined {
-  if (!file) return `${variable} is not set; install a model as models/README.md describes`;
-  if (!existsSync(modelPath(config, file))) return `model file not found: ${file} (looked in ${config.modelsDir})`;
-  return undefined;
+/** The model file a setting names (a file in MODELS_DIR or a path), or why there is none. */
+function locateModel(config: Config, variable: string, file: string | undefined): ModelLocation {
+  if (!file) return { reason: `${variable} is not set; install a model as models/README.md describes` };
+  const path = isAbsolute(file) ? file : resolve(config.modelsDir, file);
+  if (!existsSync(path)) return { reason: `model file not found: ${file} (looked in ${config.modelsDir})` };
+  return { path };
 }
 
 /** Builds the engines this build ships, each reporting why it cannot serve when its model or runtime is missing. */
-export function createEngines(config: Config): EngineSet {
+export function createEngines(config: Config, logger?: Logger): EngineSet {
   const runtimeMissing = (runtime: string) => `the ${runtime} runtime is not part of this build yet`;
+  const llmModel = locateModel(config, 'LLM_MODEL', config.llm.model);
+  const asrModel = locateModel(config, 'ASR_MODEL', config.asrModel);
   return {
-    llm: unavailableEngine(
-      'llm',
-      missingModelReason(config, 'LLM_MODEL', config.llm.model) ?? runtimeMissing('node-llama-cpp'),
-      config.llm.model !== undefined,
-    ),
+    llm:
+      'path' in llmModel
+        ? createLlmEngine(config, llmModel.path, logger)
+        : unavailableEngine('llm', llmModel.reason, config.llm.model !== undefined),
     ocr: unavailableEngine('ocr', runtimeMissing('tesseract.js'), false),
-    asr: unavailableEngine(
-      'asr',
-      missingModelReason(config, 'ASR_MODEL', config.asrModel) ?? runtimeMissing('whisper.cpp'),
-      config.asrModel !== undefined,
-    ),
+    asr: unavailableEngine('asr', 'reason' in asrModel ? asrModel.reason : runtimeMissing('whisper.cpp'), config.asrModel !== undefined),
   };
 }

@@ -180,7 +180,7 @@ describe('speech-process with a scripted model', () => {
     expect(json.organized.structured).toHaveLength(23);
     expect(json.organized.conclusion).toBe('结论：同意。');
     const judgeCalls = engine.requests.filter((r) => readJudgePrompt(r));
-    expect(judgeCalls.map((r) => readJudgePrompt(r)!.seqs.length)).toEqual([10, 10, 3]);
+    expect(judgeCalls.map((r) => readJudgePrompt(r)!.seqs.length)).toEqual([6, 6, 6, 5]);
   });
 
   it('handles English speech', async () => {

@@ -5,6 +5,8 @@ import type { OperationContext } from '../context.js';
 import { speechArtifactKey, type ProcessorVersion } from './artifact.js';
 import { locateQuote, normalizeForMatching, saysMoreThanName, type Span } from './evidence.js';
 import {
+  MAX_CONCLUSION_CHARS,
+  MAX_QUOTE_CHARS,
   MAX_VALUE_CHARS,
   PROMPT_VERSION,
   conclusionAnswer,
@@ -22,13 +24,15 @@ import {
 import { placeSegments, voicesFor } from './voices.js';
 import { splitIntoWindows } from './windows.js';
 
-/** Points judged in one call: keeps the answer short and the prompt inside small contexts. */
-const POINTS_PER_CALL = 10;
-const ANSWER_TOKENS_BASE = 32;
-/** Per point: its JSON fields and a quote of up to MAX_QUOTE_CHARS. */
-const ANSWER_TOKENS_PER_JUDGED_POINT = 110;
-const ANSWER_TOKENS_PER_VALUE = 140;
-const ANSWER_TOKENS_CONCLUSION = 320;
+/** Points judged or organized in one call: keeps answers short and prompts inside small contexts. */
+const POINTS_PER_CALL = 6;
+/** Braces, keys and field names of an answer, per point and per call (measured on the Qwen2 tokenizer, rounded up). */
+const ANSWER_TOKENS_PER_POINT = 24;
+const ANSWER_TOKENS_PER_CALL = 32;
+/** Worst case of one token per character for strings (CJK); real answers use far fewer. */
+const JUDGE_TOKENS_PER_POINT = ANSWER_TOKENS_PER_POINT + MAX_QUOTE_CHARS;
+const ORGANIZE_TOKENS_PER_POINT = ANSWER_TOKENS_PER_POINT + MAX_VALUE_CHARS;
+const CONCLUSION_TOKENS = ANSWER_TOKENS_PER_CALL + MAX_CONCLUSION_CHARS;
 const SAFETY_TOKENS = 64;
 const MIN_WINDOW_TOKENS = 128;
 const WINDOW_OVERLAP_SHARE = 0.15;
@@ -101,7 +105,7 @@ async function judgeCoverage(request: SpeechProcessRequest, llm: LlmCalls): Prom
   const [speechTokens, ...overheads] = measured.tokens as [number, ...number[]];
   const charsPerToken = speech.length / Math.max(1, speechTokens);
   const calls = batches.flatMap((batch, index) => {
-    const maxTokens = ANSWER_TOKENS_BASE + batch.length * ANSWER_TOKENS_PER_JUDGED_POINT;
+    const maxTokens = ANSWER_TOKENS_PER_CALL + batch.length * JUDGE_TOKENS_PER_POINT;
     const budget = measured.contextTokens - overheads[index]! - maxTokens - SAFETY_TOKENS;
     if (budget < MIN_WINDOW_TOKENS) {
       throw new GatewayError('payload_too_large', 'the points and prompt do not fit the LLM context; raise LLM_CONTEXT_SIZE');
@@ -156,7 +160,7 @@ async function organize(
       llm.generate({
         messages: organizeMessages(request, batch, single),
         schema: organizeAnswer(batch.map((e) => e.point), single),
-        maxTokens: batch.length * ANSWER_TOKENS_PER_VALUE + (single ? ANSWER_TOKENS_CONCLUSION : ANSWER_TOKENS_BASE),
+        maxTokens: batch.length * ORGANIZE_TOKENS_PER_POINT + (single ? CONCLUSION_TOKENS : ANSWER_TOKENS_PER_CALL),
       }),
     ),
   );
@@ -177,7 +181,7 @@ async function organize(
     : (await llm.generate({
         messages: conclusionMessages(request, structured),
         schema: conclusionAnswer,
-        maxTokens: ANSWER_TOKENS_CONCLUSION,
+        maxTokens: CONCLUSION_TOKENS,
       })).conclusion;
   return { structured, conclusion: conclusion.trim() || structured.map((s) => `${s.point}：${s.value}`).join('；') };
 }

@@ -3,9 +3,14 @@ import { z } from 'zod';
 import type { ChatMessage } from '../../engines/types.js';
 import type { Point } from '../../contract/common.js';
 
-export const MAX_QUOTE_CHARS = 160;
-export const MAX_VALUE_CHARS = 500;
-export const MAX_CONCLUSION_CHARS = 2_000;
+/**
+ * Lengths the grammar enforces on the model's strings (node-llama-cpp compiles bounds up to
+ * 1,000). Answer token budgets are derived from them, so even a model that writes every string
+ * to its limit finishes its JSON.
+ */
+export const MAX_QUOTE_CHARS = 150;
+export const MAX_VALUE_CHARS = 200;
+export const MAX_CONCLUSION_CHARS = 600;
 
 const JUDGE_SYSTEM = `你是多学科会诊（MDT）记录助手。任务：判断一位医生的发言是否覆盖了每一个要求的要点。
 只判断是否覆盖，不判断内容是否正确、是否合理。
@@ -30,7 +35,7 @@ const pointKey = (point: Point) => String(point.seq);
  * carry exponents that are not integers at all).
  */
 export function judgeAnswer(points: readonly Point[]) {
-  const verdict = z.object({ status: z.enum(['covered', 'not_applicable', 'missing']), quote: z.string().max(MAX_QUOTE_CHARS * 2) });
+  const verdict = z.object({ status: z.enum(['covered', 'not_applicable', 'missing']), quote: z.string().max(MAX_QUOTE_CHARS) });
   return z.object(Object.fromEntries(points.map((p) => [pointKey(p), verdict])));
 }
 export type JudgeVerdict = { seq: number; status: 'covered' | 'not_applicable' | 'missing'; quote: string };

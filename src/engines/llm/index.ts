@@ -1,0 +1,23 @@
+import type { Config } from '../../config.js';
+import type { Logger } from '../../platform/logger.js';
+import type { LlmEngine } from '../types.js';
+import { LlamaCppEngine } from './engine.js';
+
+export { LlamaCppEngine, type LlamaCppEngineOptions } from './engine.js';
+export { grammarSchemaFor, toGrammarSchema } from './json-schema.js';
+
+/** The node-llama-cpp engine for `config.llm`, its model at `modelPath` (absolute). */
+export function createLlmEngine(config: Config, modelPath: string, logger?: Logger): LlmEngine {
+  return new LlamaCppEngine({
+    settings: {
+      modelPath,
+      gpu: config.llm.gpu,
+      gpuLayers: config.llm.gpuLayers,
+      parallel: config.llm.parallel,
+      contextSize: config.llm.contextSize,
+      threads: config.llm.threads,
+    },
+    timeoutMs: config.llm.timeoutMs,
+    ...(logger ? { logger } : {}),
+  });
+}
