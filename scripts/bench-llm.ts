@@ -6,6 +6,11 @@
  *   npm run bench:llm                                  (random-weight Qwen2.5-0.5B shape, q8_0)
  *   npm run bench:llm -- --shape tiny --runs 2         (quick)
  *   npm run bench:llm -- --concurrency 1,2,4 --tokens 96 --chars 120 --threads 2 --gpu off
+ *   npm run bench:llm -- --skip-http                  (engine vs in-process only)
+ *
+ * Then the gateway's HTTP endpoint: a speech-process request against node-llama-cpp called
+ * directly with the judge prompt, grammar and token budget that request makes, and the cached
+ * path's req/s.
  *
  * The model is written by scripts/models/make-test-model.ts (no download): real dimensions,
  * random weights, real Qwen2 tokenizer. Its output is gibberish, but greedy decoding makes both
@@ -14,6 +19,7 @@
  * grammar to the whole 151,936-token vocabulary at every step: tokens/s are far below what a
  * trained model reaches; the ratio between the two sides is the figure to read.
  */
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,11 +31,14 @@ import {
   type ChatHistoryItem,
   type GbnfJsonSchema,
   type LlamaContextSequence,
+  type LlamaGrammar,
 } from 'node-llama-cpp';
 import { z } from 'zod';
 import { LlamaCppEngine } from '../src/engines/llm/engine.js';
 import { grammarSchemaFor } from '../src/engines/llm/json-schema.js';
 import type { ChatMessage } from '../src/engines/types.js';
+import { judgeAnswer, judgeMessages, MAX_QUOTE_CHARS } from '../src/operations/speech/prompts.js';
+import { startEvalGateway } from './eval-speech.js';
 import { ensureTestModel, SHAPES, type ShapeName, type WeightType } from './models/make-test-model.js';
 
 const { values: args } = parseArgs({
@@ -43,6 +52,7 @@ const { values: args } = parseArgs({
     threads: { type: 'string', default: String(availableParallelism()) },
     context: { type: 'string', default: '2048' },
     gpu: { type: 'string', default: 'off' },
+    'skip-http': { type: 'boolean', default: false },
   },
 });
 
@@ -166,7 +176,8 @@ async function main() {
     { type: 'model', response: [] },
   ];
 
-  async function openInProcess(concurrency: number) {
+  /** node-llama-cpp called directly: one context of `concurrency` sequences, the given prompt, grammar and budget. */
+  async function openInProcess(concurrency: number, job: InProcessJob = { history, grammar, maxTokens, schema }) {
     const context = await inProcessModel.createContext({ sequences: concurrency, contextSize, threads });
     const free: LlamaContextSequence[] = Array.from({ length: concurrency }, () => context.getSequence());
     const request = async (): Promise<Sample> => {
@@ -176,8 +187,12 @@ async function main() {
         await sequence.clearHistory();
         const chat = new LlamaChat({ contextSequence: sequence, chatWrapper });
         const meter = sequence.tokenMeter.getState();
-        const response = await chat.generateResponse(history, { grammar, maxTokens, budgets: { thoughtTokens: 0 } });
-        schema.parse(JSON.parse(response.response));
+        const response = await chat.generateResponse(job.history, {
+          grammar: job.grammar,
+          maxTokens: job.maxTokens,
+          budgets: { thoughtTokens: 0 },
+        });
+        job.schema.parse(JSON.parse(response.response));
         chat.dispose({ disposeSequence: false });
         return { latencyMs: performance.now() - t, outputTokens: sequence.tokenMeter.diff(meter).usedOutputTokens };
       } finally {
@@ -230,7 +245,97 @@ async function main() {
   for (const row of rows) console.log(line(row));
   console.log('\nengine / in-process; ratio = engine ÷ in-process (latency: above 1 is slower; tokens/s: below 1 is slower)');
   console.log(`latency: median of ${runs} rounds × concurrency requests per side, rounds interleaved A B B A`);
+
+  if (!args['skip-http']) {
+    const judge = judgeJob();
+    const direct = await openInProcess(1, {
+      history: toHistory(judge.messages),
+      grammar: await llama.createGrammarForJsonSchema<GbnfJsonSchema>(grammarSchemaFor(judge.schema) as GbnfJsonSchema),
+      maxTokens: judge.maxTokens,
+      schema: judge.schema,
+    });
+    try {
+      await benchHttp(model.path, direct.request);
+    } finally {
+      await direct.context.dispose();
+    }
+  }
   await llama.dispose();
+}
+
+interface InProcessJob {
+  history: ChatHistoryItem[];
+  grammar: LlamaGrammar;
+  maxTokens: number;
+  schema: z.ZodType;
+}
+
+function toHistory(chat: ChatMessage[]): ChatHistoryItem[] {
+  return [
+    ...chat.map((m): ChatHistoryItem => (m.role === 'system' ? { type: 'system', text: m.content } : { type: 'user', text: m.content })),
+    { type: 'model', response: [] },
+  ];
+}
+
+/** A synthetic speech-process request (no patient data) and the judge call it makes. */
+const SPEECH_REQUEST = {
+  cancer_type: '肺癌',
+  standard_department_code: 'RAD',
+  points: [{ seq: 1, name: '影像学表现' }],
+  speech_text: '合成病例。我们看一下影像，右肺上叶见2.1厘米结节，边缘有毛刺，纵隔淋巴结未见明显肿大，建议进一步检查。',
+};
+
+function judgeJob() {
+  const messages = judgeMessages(SPEECH_REQUEST, SPEECH_REQUEST.points, SPEECH_REQUEST.speech_text, '');
+  // The operation's own budget: 32 tokens per call plus 24 + 150 per point.
+  return { messages, schema: judgeAnswer(SPEECH_REQUEST.points), maxTokens: 32 + SPEECH_REQUEST.points.length * (24 + MAX_QUOTE_CHARS) };
+}
+
+/**
+ * The gateway's HTTP endpoint against node-llama-cpp called directly with the judge prompt,
+ * grammar and budget that request makes; then the cached path. A random model covers nothing,
+ * so the request makes exactly one generation (plus one token count) and no organize call.
+ */
+async function benchHttp(modelPath: string, direct: () => Promise<Sample>) {
+  console.log('\nspeech-process over HTTP vs the same judge generation in-process …');
+  const gateway = await startEvalGateway(modelPath, {
+    LLM_THREADS: String(threads),
+    LLM_PARALLEL: '1',
+    LLM_CONTEXT_SIZE: String(contextSize),
+    LLM_GPU: gpu,
+  });
+  await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(gateway.app.server.address() as { port: number }).port}/ai/v1/speech-process`;
+  let run = 0;
+  // A distinct voice_segments makes a distinct artifact (no cache hit) while the prompt stays the same.
+  const viaHttp = async (): Promise<Sample> => {
+    run++;
+    const body = { request_id: `bench-${run}`, ...SPEECH_REQUEST, voice_segments: [{ voice_url: `http://voice/${run}.wav`, start_ms: 0, end_ms: 1, text: '合成' }] };
+    const t = performance.now();
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (response.status !== 200) throw new Error(`speech-process answered ${response.status}: ${await response.text()}`);
+    await response.json();
+    return { latencyMs: performance.now() - t, outputTokens: NaN };
+  };
+  try {
+    const pair = await measurePair(1, viaHttp, direct);
+    const httpMs = median(pair.a.samples.map((x) => x.latencyMs));
+    const directMs = median(pair.b.samples.map((x) => x.latencyMs));
+    const tokens = median(pair.b.samples.map((x) => x.outputTokens));
+    console.log(`  HTTP p50 ${httpMs.toFixed(0)} ms, in-process p50 ${directMs.toFixed(0)} ms (${tokens} output tokens): ratio ${(httpMs / directMs).toFixed(3)}, tokens/s ${((tokens / httpMs) * 1000).toFixed(1)} vs ${((tokens / directMs) * 1000).toFixed(1)} (${(directMs / httpMs).toFixed(3)}×)`);
+    await benchCachedPath(url);
+  } finally {
+    await gateway.close();
+  }
+}
+
+/** The same request again and again: answered from the SQLite store without touching the model. */
+async function benchCachedPath(url: string) {
+  const body = JSON.stringify({ request_id: 'bench-cached', ...SPEECH_REQUEST });
+  await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const autocannon = createRequire(import.meta.url)('autocannon') as (options: object) => Promise<{ requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number }>;
+  const result = await autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: 10, duration: 5 });
+  console.log(`  cached path: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (10 connections, 5 s; errors ${result.errors}, non-2xx ${result.non2xx})`);
 }
 
 main().catch((error: unknown) => {
