@@ -183,6 +183,28 @@ describe('speech-process with a scripted model', () => {
     expect(judgeCalls.map((r) => readJudgePrompt(r)!.seqs.length)).toEqual([6, 6, 6, 5]);
   });
 
+  it('keeps at most two model calls in flight, so a long request does not overflow a short LLM queue', async () => {
+    const points = Array.from({ length: 20 }, (_, i) => ({ seq: i + 1, name: `要点${i + 1}` }));
+    const speech = points.map((p) => `第${p.seq}项内容是数值${p.seq * 7}毫克。`).join('');
+    const claims = Object.fromEntries(points.map((p) => [p.seq, { status: 'covered' as const, quote: `第${p.seq}项内容是数值${p.seq * 7}毫克` }]));
+    const script = speechScript(claims);
+    let inFlight = 0;
+    let most = 0;
+    const engine = new ScriptedLlmEngine(async (request) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      inFlight--;
+      return script(request);
+    });
+    const gateway = await startGateway({ LLM_PARALLEL: '2', LLM_MAX_QUEUED: '1' }, { engines: enginesWith({ llm: engine }) });
+    running.push(gateway);
+    const response = await gateway.app.inject({ method: 'POST', url: PATH, payload: body({ points, speech_text: speech }) });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().is_complete).toBe(true);
+    expect(engine.requests.length).toBe(9); // 4 judge batches, 4 organize batches, 1 conclusion
+    expect(most).toBe(2);
+  });
+
   it('handles English speech', async () => {
     const speech = 'On CT there is a 3.2 cm spiculated mass in the right upper lobe. Stage is cT2aN2M0, IIIA. Nothing to add on pathology from our side.';
     const { post } = await gatewayWith(

@@ -34,6 +34,8 @@ const JUDGE_TOKENS_PER_POINT = ANSWER_TOKENS_PER_POINT + MAX_QUOTE_CHARS;
 const ORGANIZE_TOKENS_PER_POINT = ANSWER_TOKENS_PER_POINT + MAX_VALUE_CHARS;
 const CONCLUSION_TOKENS = ANSWER_TOKENS_PER_CALL + MAX_CONCLUSION_CHARS;
 const SAFETY_TOKENS = 64;
+/** Model calls one request keeps in flight (windows and batches); the LLM's sequences are shared by all requests. */
+const CALLS_IN_FLIGHT_PER_REQUEST = 2;
 const MIN_WINDOW_TOKENS = 128;
 const WINDOW_OVERLAP_SHARE = 0.15;
 /** Token counts of a text vary a little by where it is cut; windows leave this much room. */
@@ -93,6 +95,23 @@ function llmCalls(context: OperationContext) {
   };
 }
 
+/**
+ * Runs tasks with at most `limit` in flight, results in task order. One long request queues its
+ * calls gradually instead of filling the LLM queue (and being refused as overloaded by it).
+ */
+async function runAtMost<T>(limit: number, tasks: ReadonlyArray<() => Promise<T>>): Promise<T[]> {
+  const results: T[] = new Array<T>(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      results[index] = await tasks[index]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
 function chunk<T>(items: readonly T[], size: number): T[][] {
   return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, i * size + size));
 }
@@ -112,13 +131,13 @@ async function judgeCoverage(request: SpeechProcessRequest, llm: LlmCalls): Prom
     }
     const windowChars = speechTokens <= budget ? speech.length : Math.floor(budget * charsPerToken * WINDOW_FILL_SHARE);
     const windows = splitIntoWindows(speech, windowChars, Math.floor(windowChars * WINDOW_OVERLAP_SHARE));
-    return windows.map((window, part) => {
+    return windows.map((window, part) => () => {
       const label = windows.length > 1 ? `（第${part + 1}/${windows.length}段）` : '';
       const messages = judgeMessages(request, batch, speech.slice(window.start, window.end), label);
       return llm.generate({ messages, schema: judgeAnswer(batch), maxTokens }).then((answer) => judgeVerdicts(batch, answer));
     });
   });
-  return (await Promise.all(calls)).flat();
+  return (await runAtMost(CALLS_IN_FLIGHT_PER_REQUEST, calls)).flat();
 }
 
 /** Keeps, per point, the best located evidence: a statement of content before a not-applicable one, then the longer. */
@@ -155,8 +174,9 @@ async function organize(
   });
   const batches = chunk(pointEvidence, POINTS_PER_CALL);
   const single = batches.length === 1;
-  const answers = await Promise.all(
-    batches.map((batch) =>
+  const answers = await runAtMost(
+    CALLS_IN_FLIGHT_PER_REQUEST,
+    batches.map((batch) => () =>
       llm.generate({
         messages: organizeMessages(request, batch, single),
         schema: organizeAnswer(batch.map((e) => e.point), single),
