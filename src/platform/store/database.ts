@@ -36,9 +36,14 @@ export const MIGRATIONS: readonly Migration[] = [
 
 export const DATABASE_FILE_NAME = 'gateway.sqlite';
 
-export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Database.Database {
+/** Opens (creating if needed) `fileName` in `dataDir` and applies the pending migrations. */
+export function openDatabase(
+  dataDir: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+  fileName = DATABASE_FILE_NAME,
+): Database.Database {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(join(dataDir, DATABASE_FILE_NAME));
+  const db = new Database(join(dataDir, fileName));
   try {
     configure(db);
     migrate(db, migrations);

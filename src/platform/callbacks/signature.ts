@@ -1,0 +1,83 @@
+/**
+ * Signing and verification of AI callbacks, Standard Webhooks style (https://www.standardwebhooks.com):
+ *
+ *   webhook-id:        unique per callback; retries of the same callback repeat it
+ *   webhook-timestamp: unix seconds when it was signed
+ *   webhook-signature: "v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<raw body>`>", possibly
+ *                      several space-separated; any one valid `v1,` signature is enough
+ *
+ * The HMAC key is the UTF-8 bytes of CALLBACK_SECRET. A secret written as `whsec_<base64>`
+ * (the Standard Webhooks form) is instead the base64-decoded bytes after the prefix.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+const SIGNATURE_VERSION = 'v1';
+const STANDARD_SECRET_PREFIX = 'whsec_';
+
+export interface CallbackSignatureHeaders {
+  id?: string;
+  timestamp?: string;
+  signature?: string;
+}
+
+export type CallbackRejection = 'missing_headers' | 'bad_timestamp' | 'stale_timestamp' | 'bad_signature';
+
+export type CallbackVerification = { ok: true } | { ok: false; reason: CallbackRejection };
+
+export interface VerifyOptions {
+  /** How far webhook-timestamp may lie from `now`, in either direction. */
+  toleranceSeconds: number;
+  now?: Date;
+}
+
+function secretKey(secret: string): Buffer {
+  return secret.startsWith(STANDARD_SECRET_PREFIX)
+    ? Buffer.from(secret.slice(STANDARD_SECRET_PREFIX.length), 'base64')
+    : Buffer.from(secret, 'utf8');
+}
+
+function digest(secret: string, id: string, timestampSeconds: number | string, body: string): string {
+  return createHmac('sha256', secretKey(secret)).update(`${id}.${timestampSeconds}.${body}`, 'utf8').digest('base64');
+}
+
+/** The webhook-signature header value for one callback. */
+export function signCallback(secret: string, id: string, timestampSeconds: number, body: string): string {
+  return `${SIGNATURE_VERSION},${digest(secret, id, timestampSeconds, body)}`;
+}
+
+function constantTimeEquals(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function anySignatureMatches(header: string, expected: string): boolean {
+  return header
+    .split(' ')
+    .filter(Boolean)
+    .some((candidate) => {
+      const [version, value] = candidate.split(',', 2);
+      return version === SIGNATURE_VERSION && value !== undefined && constantTimeEquals(value, expected);
+    });
+}
+
+function parseTimestamp(value: string): number | undefined {
+  return /^\d{1,12}$/.test(value) ? Number(value) : undefined;
+}
+
+export function verifyCallback(
+  secret: string,
+  headers: CallbackSignatureHeaders,
+  body: string,
+  options: VerifyOptions,
+): CallbackVerification {
+  const { id, timestamp, signature } = headers;
+  if (!id || !timestamp || !signature) return { ok: false, reason: 'missing_headers' };
+  const timestampSeconds = parseTimestamp(timestamp);
+  if (timestampSeconds === undefined) return { ok: false, reason: 'bad_timestamp' };
+  const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  if (Math.abs(nowSeconds - timestampSeconds) > options.toleranceSeconds) return { ok: false, reason: 'stale_timestamp' };
+  // The signed text is the header as sent: "0170…" must not verify a signature made over "170…".
+  const expected = digest(secret, id, timestamp, body);
+  return anySignatureMatches(signature, expected) ? { ok: true } : { ok: false, reason: 'bad_signature' };
+}
