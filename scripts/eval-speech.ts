@@ -35,11 +35,13 @@ export interface CaseOutcome {
 /** What the response must satisfy whatever the model said; an empty list means all hold. */
 export function speechInvariantViolations(request: Omit<SpeechProcessRequest, 'request_id'>, response: SpeechProcessResponse): string[] {
   const violations: string[] = [];
-  const requested = request.points.map((p) => `${p.seq}:${p.name}`);
-  const returned = [...response.covered, ...response.missing].map((p) => `${p.seq}:${p.name}`);
+  const key = (p: { seq: number; name: string }) => `${p.seq}:${p.name}`;
+  const requested = request.points.map(key);
+  const returned = [...response.covered, ...response.missing].map(key);
   if ([...returned].sort().join('|') !== [...requested].sort().join('|')) violations.push('covered ∪ missing ≠ points');
   if (new Set(returned).size !== returned.length) violations.push('a point is both covered and missing');
-  const inOrder = (list: typeof response.covered) => list.map((p) => `${p.seq}:${p.name}`).join('|') === requested.filter((r) => list.some((p) => `${p.seq}:${p.name}` === r)).join('|');
+  const position = (p: { seq: number; name: string }) => requested.indexOf(key(p));
+  const inOrder = (list: typeof response.covered) => list.every((p, i) => i === 0 || position(list[i - 1]!) < position(p));
   if (!inOrder(response.covered) || !inOrder(response.missing)) violations.push('points out of request order');
   if (response.is_complete !== (response.missing.length === 0)) violations.push('is_complete disagrees with missing');
   if (response.missing.length > 0 && response.organized !== null) violations.push('organized while points are missing');

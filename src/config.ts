@@ -8,7 +8,8 @@ const csv = z.string().transform((v) =>
     .map((s) => s.trim())
     .filter(Boolean),
 );
-const integer = z
+/** Digits only: no sign, decimals, exponent or hex slip through as numbers. */
+export const integer = z
   .string()
   .regex(/^\d+$/, 'must be a whole number')
   .transform((v) => Number(v));
@@ -121,18 +122,34 @@ function limiter(env: Record<string, unknown>, prefix: string): LimiterSettings 
   };
 }
 
-/** Reads the configuration from environment variables; blank values count as unset. */
-export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+/** Parses environment variables with `schema`; blank values count as unset, values are trimmed. */
+export function parseEnv<S extends z.ZodType>(schema: S, source: NodeJS.ProcessEnv): z.output<S> {
   const present = Object.fromEntries(
     Object.entries(source)
       .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== '')
       .map(([key, value]) => [key, value.trim()]),
   );
-  const parsed = envSchema.safeParse(present);
+  const parsed = schema.safeParse(present);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
-  const env = parsed.data;
+  return parsed.data;
+}
+
+/** For process entry points: a bad configuration prints its problems and exits with 78 (EX_CONFIG). */
+export function readConfigOrExit<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(78);
+  }
+}
+
+/** Reads the gateway's configuration from environment variables. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const env = parseEnv(envSchema, source);
   return {
     host: env.HOST,
     port: env.PORT,

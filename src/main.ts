@@ -1,20 +1,8 @@
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { loadConfig, readConfigOrExit, type Config } from './config.js';
 import { ENGINE_NAMES } from './engines/registry.js';
 import { createLogger, describeError, type Logger } from './platform/logger.js';
 import { VERSION } from './version.js';
-
-function readConfigOrExit(): Config {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(78); // EX_CONFIG
-    }
-    throw error;
-  }
-}
 
 function warnAboutRiskySettings(config: Config, logger: Logger): void {
   if (config.apiTokens.length === 0) logger.warn('API_TOKENS is not set: /ai/ routes accept unauthenticated requests');
@@ -23,7 +11,7 @@ function warnAboutRiskySettings(config: Config, logger: Logger): void {
 }
 
 async function main(): Promise<void> {
-  const config = readConfigOrExit();
+  const config = readConfigOrExit(() => loadConfig());
   const logger = createLogger(config.logLevel);
   const exitOnFault = (origin: string) => (error: unknown) => {
     logger.fatal({ err: describeError(error), origin }, 'unexpected fault; exiting so the supervisor restarts the gateway');

@@ -1,46 +1,26 @@
 import { z } from 'zod';
+import { integer, parseEnv, readConfigOrExit } from '../config.js';
 import { openDatabase } from '../platform/store/database.js';
 import { createLogger, describeError } from '../platform/logger.js';
 import { buildReceiverApp } from './app.js';
 import { RECEIVER_MIGRATIONS } from './store.js';
 
-const EX_CONFIG = 78;
-
-const wholeNumber = z
-  .string()
-  .regex(/^\d+$/, 'must be a whole number')
-  .transform((v) => Number(v));
-
 const envSchema = z
   .object({
     RECEIVER_HOST: z.string().min(1).default('127.0.0.1'),
-    RECEIVER_PORT: wholeNumber.pipe(z.number().max(65_535)).default(9090),
+    RECEIVER_PORT: integer.pipe(z.number().max(65_535)).default(9090),
     RECEIVER_DATA_DIR: z.string().min(1).default('./data/receiver'),
     CALLBACK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
     RECEIVER_ALLOW_UNSIGNED: z.enum(['true', 'false']).transform((v) => v === 'true').default(false),
-    RECEIVER_TOLERANCE_SECONDS: wholeNumber.pipe(z.number().int().positive()).default(300),
+    RECEIVER_TOLERANCE_SECONDS: integer.pipe(z.number().int().positive()).default(300),
   })
   .refine((env) => env.CALLBACK_SECRET !== undefined || env.RECEIVER_ALLOW_UNSIGNED, {
     path: ['CALLBACK_SECRET'],
     message: 'required unless RECEIVER_ALLOW_UNSIGNED=true',
   });
 
-type ReceiverEnv = z.output<typeof envSchema>;
-
-/** Blank values count as unset, as in the gateway's own configuration. */
-function readEnvOrExit(): ReceiverEnv {
-  const present = Object.fromEntries(
-    Object.entries(process.env).filter((entry): entry is [string, string] => (entry[1] ?? '').trim() !== ''),
-  );
-  const parsed = envSchema.safeParse(present);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `  - ${issue.path.join('.')}: ${issue.message}`);
-  console.error(`invalid receiver configuration:\n${problems.join('\n')}`);
-  process.exit(EX_CONFIG);
-}
-
 async function main(): Promise<void> {
-  const env = readEnvOrExit();
+  const env = readConfigOrExit(() => parseEnv(envSchema, process.env));
   const logger = createLogger('info');
   // A file of its own: the receiver's migrations must never meet the gateway's, even in one folder.
   const db = openDatabase(env.RECEIVER_DATA_DIR, RECEIVER_MIGRATIONS, 'receiver.sqlite');
