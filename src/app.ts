@@ -16,6 +16,7 @@ import { Limiter } from './platform/limiter.js';
 import type { Logger } from './platform/logger.js';
 import { Metrics } from './platform/metrics.js';
 import { openStores } from './platform/store/index.js';
+import { createAdviceJobs } from './operations/advice/jobs.js';
 import { VERSION } from './version.js';
 
 export interface AppOptions {
@@ -51,6 +52,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   ) as Record<EngineName, Limiter>;
   const engines = new Engines(engineSet, limiters);
   engines.start();
+  const adviceJobs = createAdviceJobs({
+    config,
+    engines,
+    store: stores.adviceJobs,
+    logger,
+    observe: metrics.adviceObserver(),
+  });
+  metrics.observeAdviceJobs(() => stores.adviceJobs.countByState());
+  await adviceJobs.start();
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -94,6 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerOperationRoutes(app, {
     engines,
     stores,
+    adviceJobs,
     fetcher: options.fetcher ?? createSafeFetcher(config.fetch),
   });
 
@@ -102,6 +113,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }, BLOB_SWEEP_INTERVAL_MS).unref();
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
+    await adviceJobs.close();
     await engines.close();
     stores.close();
   });

@@ -35,6 +35,13 @@ const envSchema = z.object({
   PUBLIC_BASE_URL: url.optional(),
   CALLBACK_BASE_URL: url.optional(),
   CALLBACK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  CALLBACK_TIMEOUT_MS: positiveInt.default(10_000),
+  CALLBACK_RETRY_BASE_MS: positiveInt.default(1_000),
+  CALLBACK_RETRY_MAX_DELAY_MS: positiveInt.default(60 * 60 * 1000),
+  CALLBACK_RETRY_HORIZON_MS: positiveInt.default(24 * 60 * 60 * 1000),
+  ADVICE_CONCURRENCY: positiveInt.optional(),
+  ADVICE_DRAFT_ATTEMPTS: positiveInt.default(3),
+  ADVICE_RETENTION_DAYS: positiveInt.default(7),
   FILE_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   FILE_URL_TTL_SECONDS: positiveInt.default(24 * 3600),
   FETCH_ALLOW_HOSTS: csv.default([]),
@@ -75,8 +82,21 @@ export interface Config {
   modelsDir: string;
   dataDir: string;
   publicBaseUrl: string;
-  callbackBaseUrl: string | undefined;
-  callbackSecret: string | undefined;
+  callback: {
+    /** The platform: AI-3 results go to `${baseUrl}/internal/ai/callback`. */
+    baseUrl: string | undefined;
+    /** Signs callbacks (Standard Webhooks); unsigned without it. */
+    secret: string | undefined;
+    timeoutMs: number;
+    retry: { baseDelayMs: number; maxDelayMs: number; horizonMs: number };
+  };
+  advice: {
+    /** AI-3 drafts at once; the rest of the LLM's slots stay free for interactive requests. */
+    concurrency: number;
+    draftAttempts: number;
+    /** Finished jobs (delivered or dead) are kept this long for the status endpoint. */
+    retentionMs: number;
+  };
   fileSigningSecret: string | undefined;
   fileUrlTtlSeconds: number;
   fetch: {
@@ -150,14 +170,29 @@ export function readConfigOrExit<T>(read: () => T): T {
 /** Reads the gateway's configuration from environment variables. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const env = parseEnv(envSchema, source);
+  // The limiter runs as many LLM calls as the model has sequences, unless told otherwise.
+  const llmMaxRunning = env.LLM_MAX_RUNNING ?? env.LLM_PARALLEL;
   return {
     host: env.HOST,
     port: env.PORT,
     modelsDir: env.MODELS_DIR,
     dataDir: env.DATA_DIR,
     publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
-    callbackBaseUrl: env.CALLBACK_BASE_URL,
-    callbackSecret: env.CALLBACK_SECRET,
+    callback: {
+      baseUrl: env.CALLBACK_BASE_URL,
+      secret: env.CALLBACK_SECRET,
+      timeoutMs: env.CALLBACK_TIMEOUT_MS,
+      retry: {
+        baseDelayMs: env.CALLBACK_RETRY_BASE_MS,
+        maxDelayMs: env.CALLBACK_RETRY_MAX_DELAY_MS,
+        horizonMs: env.CALLBACK_RETRY_HORIZON_MS,
+      },
+    },
+    advice: {
+      concurrency: env.ADVICE_CONCURRENCY ?? Math.max(1, Math.floor(llmMaxRunning / 2)),
+      draftAttempts: env.ADVICE_DRAFT_ATTEMPTS,
+      retentionMs: env.ADVICE_RETENTION_DAYS * 24 * 60 * 60 * 1000,
+    },
     fileSigningSecret: env.FILE_SIGNING_SECRET,
     fileUrlTtlSeconds: env.FILE_URL_TTL_SECONDS,
     fetch: {
@@ -182,8 +217,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     asrModel: env.ASR_MODEL,
     limits: {
-      // The limiter runs as many LLM calls as the model has sequences, unless told otherwise.
-      llm: { ...limiter(env, 'LLM'), maxRunning: env.LLM_MAX_RUNNING ?? env.LLM_PARALLEL },
+      llm: { ...limiter(env, 'LLM'), maxRunning: llmMaxRunning },
       ocr: limiter(env, 'OCR'),
       asr: limiter(env, 'ASR'),
     },

@@ -8,6 +8,8 @@ export const ERROR_KINDS = {
   unauthorized: { status: 401, retryable: false },
   forbidden: { status: 403, retryable: false },
   not_found: { status: 404, retryable: false },
+  /** The same request_id was already used for a different request. */
+  conflict: { status: 409, retryable: false },
   expired: { status: 410, retryable: false },
   payload_too_large: { status: 413, retryable: false },
   unsupported_media: { status: 415, retryable: false },

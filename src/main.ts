@@ -7,7 +7,7 @@ import { VERSION } from './version.js';
 function warnAboutRiskySettings(config: Config, logger: Logger): void {
   if (config.apiTokens.length === 0) logger.warn('API_TOKENS is not set: /ai/ routes accept unauthenticated requests');
   if (config.fetch.allowLoopback) logger.warn('FETCH_ALLOW_LOOPBACK=true: file URLs may point at this machine');
-  if (config.callbackBaseUrl && !config.callbackSecret) logger.warn('CALLBACK_SECRET is not set: callbacks go unsigned');
+  if (config.callback.baseUrl && !config.callback.secret) logger.warn('CALLBACK_SECRET is not set: callbacks go unsigned');
 }
 
 async function main(): Promise<void> {

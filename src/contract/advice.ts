@@ -36,6 +36,9 @@ export const adviceDraft = z
   .max(LIMITS.adviceDraftChars)
   .refine((text) => text.trim().length > 0, { message: 'advice_draft is empty after trimming' });
 
+/** Where the platform receives AI-3 results, under CALLBACK_BASE_URL. */
+export const CALLBACK_PATH = '/internal/ai/callback';
+
 /** Body POSTed to ${CALLBACK_BASE_URL}/internal/ai/callback when an AI-3 job ends. */
 export const adviceCallback = z.discriminatedUnion('status', [
   z.object({
@@ -54,3 +57,23 @@ export const adviceCallback = z.discriminatedUnion('status', [
   }),
 ]);
 export type AdviceCallback = z.infer<typeof adviceCallback>;
+
+/** Life of an AI-3 job: drafted (succeeded or failed), then its callback delivered or, past the retry horizon, dead. */
+export const ADVICE_JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'delivering', 'delivered', 'dead'] as const;
+export type AdviceJobState = (typeof ADVICE_JOB_STATES)[number];
+
+/** GET /ai/v1/report-advice-draft/{request_id}: a job as operators see it, without patient text. */
+export const adviceJobStatus = z.object({
+  request_id: z.string(),
+  state: z.enum(ADVICE_JOB_STATES),
+  outcome: z.enum(['succeeded', 'failed']).nullable().meta({ description: 'Result of drafting, once drafted' }),
+  error: z.object({ kind: z.string(), message: z.string() }).nullable(),
+  webhook_id: z.string().meta({ description: 'Sent as webhook-id on every delivery attempt of this job' }),
+  draft_attempts: z.number().int().min(0),
+  delivery_attempts: z.number().int().min(0),
+  next_attempt_at: z.string().nullable().meta({ description: 'When the next draft or delivery attempt is due (ISO 8601)' }),
+  accepted_at: z.string(),
+  updated_at: z.string(),
+  history: z.array(z.object({ at: z.string(), event: z.string(), detail: z.string().nullable() })),
+});
+export type AdviceJobStatus = z.infer<typeof adviceJobStatus>;

@@ -31,8 +31,10 @@ export function toGatewayError(error: unknown): GatewayError {
   return new GatewayError('internal', 'an internal error occurred; it has been logged', { cause: error });
 }
 
+/** AI-3 and its job status endpoint answer errors with kind and message only. */
 function isAdviceRoute(request: FastifyRequest): boolean {
-  return request.url.split('?')[0] === ADVICE_PATH;
+  const path = request.url.split('?')[0]!;
+  return path === ADVICE_PATH || path.startsWith(`${ADVICE_PATH}/`);
 }
 
 export function errorBodyFor(request: FastifyRequest, error: GatewayError) {

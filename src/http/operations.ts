@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import { OPERATIONS, type OperationContract } from '../contract/operations.js';
+import { ADVICE_PATH, OPERATIONS, type OperationContract } from '../contract/operations.js';
 import { GatewayError } from '../errors.js';
 import type { OperationContext, OperationHandler } from '../operations/context.js';
 import { transcribeRecording } from '../operations/asr/transcribe.js';
@@ -60,7 +60,10 @@ function registerOperation<Req extends z.ZodType>(
 
 export function registerOperationRoutes(app: FastifyInstance, dependencies: Dependencies): void {
   registerOperation(app, OPERATIONS.speech, processSpeech, dependencies);
-  registerOperation(app, OPERATIONS.advice, notBuiltYet('report-advice-draft', ['llm']), dependencies);
+  registerOperation(app, OPERATIONS.advice, (request, context) => context.adviceJobs.accept(request), dependencies);
+  app.get<{ Params: { request_id: string } }>(`${ADVICE_PATH}/:request_id`, { config: { operation: 'report-advice-status' } }, (request) =>
+    dependencies.adviceJobs.status(request.params.request_id),
+  );
   registerOperation(app, OPERATIONS.caseFiles, notBuiltYet('case-file-process', ['ocr']), dependencies);
   registerOperation(app, OPERATIONS.caseOcr, notBuiltYet('case-ocr', ['ocr']), dependencies);
   registerOperation(app, OPERATIONS.asr, transcribeRecording, dependencies);

@@ -1,11 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Engines } from '../engines/registry.js';
+import type { AdviceJobs } from './advice/jobs.js';
 import type { SafeFetcher } from '../platform/fetch/index.js';
 import type { Stores } from '../platform/store/index.js';
 
 /** What an operation may use: engines (through their limiters), safe fetch, stores, the caller's signal. */
 export interface OperationContext {
   engines: Engines;
+  adviceJobs: AdviceJobs;
   fetcher: SafeFetcher;
   stores: Stores;
   /** Fires when the client disconnects; pass it to every fetch and engine call. */

@@ -72,6 +72,50 @@ export class Metrics {
     });
   }
 
+  private readonly adviceDrafts = new Histogram({
+    name: 'gateway_advice_draft_duration_seconds',
+    help: 'Time to draft one AI-3 job, by outcome (succeeded, failed)',
+    labelNames: ['outcome'] as const,
+    buckets: [1, 5, 10, 30, 60, 120, 300, 600],
+    registers: [this.registry],
+  });
+
+  private readonly adviceCallbackAttempts = new Counter({
+    name: 'gateway_advice_callback_attempts_total',
+    help: 'AI-3 callback POSTs by result: delivered (2xx) or failed (network error, timeout, other status)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly adviceFinished = new Histogram({
+    name: 'gateway_advice_time_to_callback_seconds',
+    help: 'From acceptance to the end of delivery, by final state (delivered, dead)',
+    labelNames: ['state'] as const,
+    buckets: [1, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400],
+    registers: [this.registry],
+  });
+
+  /** Jobs per state, read from the store at each scrape: `dead` stays visible until the job is purged. */
+  observeAdviceJobs(countByState: () => Promise<Record<string, number>>): void {
+    new Gauge({
+      name: 'gateway_advice_jobs',
+      help: 'AI-3 jobs in the store by state',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      async collect() {
+        for (const [state, count] of Object.entries(await countByState())) this.set({ state }, count);
+      },
+    });
+  }
+
+  adviceObserver() {
+    return {
+      drafted: (outcome: string, seconds: number) => this.adviceDrafts.observe({ outcome }, seconds),
+      delivery: (delivered: boolean) => this.adviceCallbackAttempts.inc({ result: delivered ? 'delivered' : 'failed' }),
+      finished: (state: string, seconds: number) => this.adviceFinished.observe({ state }, seconds),
+    };
+  }
+
   limiterObserver(engine: EngineName): LimiterObserver {
     return {
       queueWait: (seconds) => this.queueWait.observe({ engine }, seconds),

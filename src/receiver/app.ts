@@ -13,12 +13,11 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { z } from 'zod';
-import { adviceCallback, type AdviceCallback } from '../contract/advice.js';
+import { CALLBACK_PATH, adviceCallback, type AdviceCallback } from '../contract/advice.js';
 import { verifyCallback, type CallbackSignatureHeaders, type CallbackVerification } from '../platform/callbacks/signature.js';
 import { describeError, type Logger } from '../platform/logger.js';
 import { createReceiverStore } from './store.js';
 
-export const CALLBACK_PATH = '/internal/ai/callback';
 export const REPORT_PATH = '/internal/ai/reports/:request_id';
 
 export interface ReceiverOptions {

@@ -22,8 +22,6 @@ describe('loadConfig defaults', () => {
       modelsDir: './models',
       dataDir: './data',
       publicBaseUrl: 'http://localhost:8080',
-      callbackBaseUrl: undefined,
-      callbackSecret: undefined,
       fileSigningSecret: undefined,
       fileUrlTtlSeconds: 86_400,
       apiTokens: [],
@@ -41,6 +39,13 @@ describe('loadConfig defaults', () => {
       contextSize: 4096,
       timeoutMs: 120_000,
     });
+    expect(config.callback).toEqual({
+      baseUrl: undefined,
+      secret: undefined,
+      timeoutMs: 10_000,
+      retry: { baseDelayMs: 1_000, maxDelayMs: 3_600_000, horizonMs: 86_400_000 },
+    });
+    expect(config.advice).toEqual({ concurrency: 1, draftAttempts: 3, retentionMs: 7 * 86_400_000 });
     expect(config.fetch).toEqual({
       allowHosts: [],
       allowLoopback: false,
@@ -148,7 +153,13 @@ describe('loadConfig parsing', () => {
       CALLBACK_BASE_URL: 'http://mdt.example.org/api/callbacks//',
     });
     expect(config.publicBaseUrl).toBe('https://gateway.example.org');
-    expect(config.callbackBaseUrl).toBe('http://mdt.example.org/api/callbacks');
+    expect(config.callback.baseUrl).toBe('http://mdt.example.org/api/callbacks');
+  });
+
+  it('ADVICE_CONCURRENCY defaults to half the LLM slots, at least one', () => {
+    expect(loadConfig({ LLM_PARALLEL: '8' }).advice.concurrency).toBe(4);
+    expect(loadConfig({ LLM_PARALLEL: '1' }).advice.concurrency).toBe(1);
+    expect(loadConfig({ LLM_PARALLEL: '8', ADVICE_CONCURRENCY: '8' }).advice.concurrency).toBe(8);
   });
 
   it('an explicit PUBLIC_BASE_URL wins over the PORT default', () => {
@@ -157,7 +168,7 @@ describe('loadConfig parsing', () => {
 
   it('accepts secrets of the minimum length', () => {
     const config = loadConfig({ CALLBACK_SECRET: 'c'.repeat(16), FILE_SIGNING_SECRET: 'f'.repeat(32) });
-    expect(config.callbackSecret).toBe('c'.repeat(16));
+    expect(config.callback.secret).toBe('c'.repeat(16));
     expect(config.fileSigningSecret).toBe('f'.repeat(32));
   });
 });

@@ -1,7 +1,7 @@
 import type { SpeechProcessRequest, SpeechProcessResponse } from '../../contract/speech.js';
-import type { LlmJsonRequest } from '../../engines/types.js';
 import { GatewayError } from '../../errors.js';
 import type { OperationContext } from '../context.js';
+import { llmCalls, type LlmCalls } from '../llm-calls.js';
 import { speechArtifactKey, type ProcessorVersion } from './artifact.js';
 import { locateQuote, normalizeForMatching, saysMoreThanName, type Span } from './evidence.js';
 import {
@@ -61,7 +61,7 @@ export async function processSpeech(request: SpeechProcessRequest, context: Oper
   const cached = await context.stores.artifacts.get(artifactKey);
   if (cached) return { ...(cached.value as StoredSpeechResult), request_id: request.request_id, from_cache: true };
 
-  const llm = llmCalls(context);
+  const llm = llmCalls(context.engines, context.signal);
   const answers = await judgeCoverage(request, llm);
   const evidence = groundAnswers(request, answers);
   const covered = request.points.filter((p) => evidence.has(p.seq));
@@ -77,22 +77,6 @@ export async function processSpeech(request: SpeechProcessRequest, context: Oper
   };
   await context.stores.artifacts.put(artifactKey, result);
   return { ...result, request_id: request.request_id, from_cache: false };
-}
-
-type LlmCalls = ReturnType<typeof llmCalls>;
-
-/** Every model call goes through the LLM limiter, carrying the client's abort signal. */
-function llmCalls(context: OperationContext) {
-  return {
-    generate: <T>(request: LlmJsonRequest<T>) =>
-      context.engines.run('llm', context.signal, (engine, signal) => engine.generateJson(request, signal)),
-    /** Token counts of several texts and the context size, in one pass through the limiter. */
-    measure: (texts: string[]) =>
-      context.engines.run('llm', context.signal, async (engine, signal) => ({
-        contextTokens: engine.contextTokens(),
-        tokens: await Promise.all(texts.map((text) => engine.countTokens(text, signal))),
-      })),
-  };
 }
 
 /**

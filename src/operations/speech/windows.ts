@@ -1,6 +1,6 @@
+import { characterBoundary, lastSentenceEnd } from '../text/sentences.js';
 import type { Span } from './evidence.js';
 
-const SENTENCE_END = /[。！？；!?;\n]|\.(?=\s)/gu;
 /** A window may end this far before its full size to end on a sentence boundary. */
 const BOUNDARY_SEARCH_SHARE = 0.3;
 
@@ -19,14 +19,9 @@ export function splitIntoWindows(text: string, maxChars: number, overlapChars: n
       windows.push({ start, end: text.length });
       return windows;
     }
-    const end = lastBoundary(text, limit - Math.floor(maxChars * BOUNDARY_SEARCH_SHARE), limit) ?? limit;
+    const end =
+      lastSentenceEnd(text, limit - Math.floor(maxChars * BOUNDARY_SEARCH_SHARE), limit) ?? characterBoundary(text, limit);
     windows.push({ start, end });
     start = Math.max(start + 1, end - overlapChars);
   }
-}
-
-function lastBoundary(text: string, from: number, to: number): number | undefined {
-  let found: number | undefined;
-  for (const match of text.slice(from, to).matchAll(SENTENCE_END)) found = from + match.index + match[0].length;
-  return found;
 }

@@ -32,6 +32,36 @@ export const MIGRATIONS: readonly Migration[] = [
     );
     CREATE INDEX blobs_expires_at ON blobs (expires_at);`,
   },
+  {
+    version: 3,
+    name: 'advice_jobs',
+    up: `CREATE TABLE advice_jobs (
+      request_id TEXT PRIMARY KEY,
+      body_sha256 TEXT NOT NULL,
+      request_json TEXT,
+      state TEXT NOT NULL,
+      webhook_id TEXT NOT NULL,
+      callback_json TEXT,
+      outcome TEXT,
+      error_kind TEXT,
+      error_message TEXT,
+      draft_attempts INTEGER NOT NULL DEFAULT 0,
+      delivery_attempts INTEGER NOT NULL DEFAULT 0,
+      next_run_at INTEGER NOT NULL,
+      first_delivery_at INTEGER,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL
+    );
+    CREATE INDEX advice_jobs_due ON advice_jobs (state, next_run_at);
+    CREATE TABLE advice_job_events (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      request_id TEXT NOT NULL REFERENCES advice_jobs (request_id) ON DELETE CASCADE,
+      at INTEGER NOT NULL,
+      event TEXT NOT NULL,
+      detail TEXT
+    );
+    CREATE INDEX advice_job_events_job ON advice_job_events (request_id, id);`,
+  },
 ];
 
 export const DATABASE_FILE_NAME = 'gateway.sqlite';
@@ -58,7 +88,8 @@ function configure(db: Database.Database): void {
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
-  db.pragma('synchronous = NORMAL');
+  // FULL: an accepted AI-3 job (202) must survive a power cut, not only a process crash.
+  db.pragma('synchronous = FULL');
 }
 
 function migrate(db: Database.Database, migrations: readonly Migration[]): void {

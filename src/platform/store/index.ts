@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { SqliteAdviceJobStore, type AdviceJobStore } from './advice-jobs.js';
 import type { ArtifactStore } from './artifacts.js';
 import { SqliteArtifactStore } from './artifacts.js';
 import type { BlobStore } from './blobs.js';
@@ -8,6 +9,7 @@ import { openDatabase } from './database.js';
 import type { FileUrlSigner } from './file-tokens.js';
 import { createFileUrlSigner, loadOrCreateSigningSecret } from './file-tokens.js';
 
+export * from './advice-jobs.js';
 export * from './artifacts.js';
 export * from './blobs.js';
 export * from './database.js';
@@ -16,6 +18,7 @@ export * from './file-tokens.js';
 export interface Stores {
   db: Database.Database;
   artifacts: ArtifactStore;
+  adviceJobs: AdviceJobStore;
   blobs: BlobStore;
   fileUrls: FileUrlSigner;
   close(): void;
@@ -28,6 +31,7 @@ export function openStores(opts: { dataDir: string; publicBaseUrl: string; signi
     return {
       db,
       artifacts: new SqliteArtifactStore(db),
+      adviceJobs: new SqliteAdviceJobStore(db),
       blobs: new LocalBlobStore(db, join(opts.dataDir, 'blobs')),
       fileUrls: createFileUrlSigner(secret, opts.publicBaseUrl),
       close: () => db.close(),

@@ -1,0 +1,218 @@
+import { adviceCallback, reportAdviceDraftRequest, type AdviceCallback, type ReportAdviceDraftRequest } from '../../contract/advice.js';
+import { GatewayError } from '../../errors.js';
+import { nextAttempt, type DeliveryAttempt, type RetryPolicy } from '../../platform/callbacks/delivery.js';
+import { describeError, type Logger } from '../../platform/logger.js';
+import type { AdviceJobStore, ClaimedDelivery, ClaimedDraft, DraftResult } from '../../platform/store/advice-jobs.js';
+
+export interface AdviceRunnerSettings {
+  /** Drafts at once; each holds one LLM sequence while it generates. */
+  draftConcurrency: number;
+  /** Draft attempts for retryable failures (overloaded, timeout, engine_failed) before a failed callback. */
+  draftAttempts: number;
+  deliveryConcurrency: number;
+  /** A claimed delivery is not due again before this (the POST's timeout plus a margin). */
+  deliveryLeaseMs: number;
+  retry: RetryPolicy;
+  /** Delivered and dead jobs are deleted this long after they ended. */
+  retentionMs: number;
+}
+
+export interface AdviceRunnerHooks {
+  /** Drafts one request; throws a GatewayError when it cannot. */
+  draft(request: ReportAdviceDraftRequest, signal: AbortSignal): Promise<string>;
+  processorVersion(): AdviceCallback['processor_version'];
+  deliver(delivery: ClaimedDelivery, signal: AbortSignal): Promise<DeliveryAttempt>;
+  /** Drafting waits while the LLM is still loading instead of spending attempts on it. */
+  llmStarting(): boolean;
+  observe?: {
+    drafted?(outcome: 'succeeded' | 'failed', seconds: number): void;
+    delivery?(delivered: boolean): void;
+    finished?(state: 'delivered' | 'dead', secondsSinceAccepted: number): void;
+  };
+}
+
+const IDLE_POLL_MS = 5_000;
+const MIN_POLL_MS = 20;
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+const DRAFT_RETRY_BASE_MS = 2_000;
+
+/**
+ * Takes AI-3 jobs from the store through drafting and callback delivery. Every step is
+ * recorded before and after it happens, so a process killed at any moment resumes where it
+ * was: an interrupted draft is drafted again, an interrupted POST is sent again with the same
+ * webhook-id (the receiver deduplicates).
+ */
+export class AdviceJobRunner {
+  private readonly inFlight = new Map<string, AbortController>();
+  private drafting = 0;
+  private delivering = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private pumping = false;
+  private pumpAgain = false;
+  private closed = false;
+  private lastPurge = 0;
+  private readonly tasks = new Set<Promise<void>>();
+
+  constructor(
+    private readonly store: AdviceJobStore,
+    private readonly settings: AdviceRunnerSettings,
+    private readonly hooks: AdviceRunnerHooks,
+    private readonly log: Logger,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async start(): Promise<void> {
+    const requeued = await this.store.requeueInterrupted(this.clock());
+    if (requeued > 0) this.log.warn({ jobs: requeued }, 'advice drafts interrupted by a restart are queued again');
+    this.kick();
+  }
+
+  /** Looks for due work now (after a submission, or when a task ends). */
+  kick(): void {
+    if (this.closed) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    this.pump()
+      .catch((error: unknown) => this.log.error({ err: describeError(error) }, 'advice job runner failed to read the store'))
+      .finally(() => {
+        this.pumping = false;
+        if (this.pumpAgain) {
+          this.pumpAgain = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** Stops taking work, aborts what runs (it resumes on the next start) and waits for it to be recorded. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    for (const controller of this.inFlight.values()) controller.abort();
+    await Promise.allSettled([...this.tasks]);
+  }
+
+  private async pump(): Promise<void> {
+    const now = this.clock();
+    while (this.drafting < this.settings.draftConcurrency && !this.hooks.llmStarting()) {
+      const claim = await this.store.claimDraft(now);
+      if (!claim) break;
+      this.track(claim.requestId, (signal) => this.runDraft(claim, signal), 'draft');
+    }
+    while (this.delivering < this.settings.deliveryConcurrency) {
+      const claim = await this.store.claimDelivery(now, now + this.settings.deliveryLeaseMs);
+      if (!claim) break;
+      this.track(claim.requestId, (signal) => this.runDelivery(claim, signal), 'delivery');
+    }
+    if (now - this.lastPurge >= PURGE_EVERY_MS) {
+      this.lastPurge = now;
+      const purged = await this.store.purgeFinished(now - this.settings.retentionMs);
+      if (purged > 0) this.log.info({ jobs: purged }, 'finished advice jobs purged');
+    }
+    await this.scheduleWake(now);
+  }
+
+  private async scheduleWake(now: number): Promise<void> {
+    const due = await this.store.nextDueAt();
+    const wait = due === undefined ? IDLE_POLL_MS : Math.min(IDLE_POLL_MS, Math.max(MIN_POLL_MS, due - now));
+    clearTimeout(this.timer);
+    if (!this.closed) this.timer = setTimeout(() => this.kick(), wait).unref();
+  }
+
+  private track(requestId: string, work: (signal: AbortSignal) => Promise<void>, kind: 'draft' | 'delivery'): void {
+    const controller = new AbortController();
+    this.inFlight.set(requestId, controller);
+    if (kind === 'draft') this.drafting++;
+    else this.delivering++;
+    const task = work(controller.signal)
+      .catch((error: unknown) =>
+        this.log.error({ request_id: requestId, err: describeError(error) }, `advice ${kind} could not be recorded`),
+      )
+      .finally(() => {
+        this.inFlight.delete(requestId);
+        if (kind === 'draft') this.drafting--;
+        else this.delivering--;
+        this.tasks.delete(task);
+        this.kick();
+      });
+    this.tasks.add(task);
+  }
+
+  private async runDraft(claim: ClaimedDraft, signal: AbortSignal): Promise<void> {
+    const log = this.log.child({ request_id: claim.requestId });
+    const startedAt = this.clock();
+    try {
+      const request = reportAdviceDraftRequest.parse(JSON.parse(claim.requestJson));
+      const draft = await this.hooks.draft(request, signal);
+      await this.finish(claim.requestId, { status: 'succeeded', advice_draft: draft }, startedAt, log);
+    } catch (error) {
+      const failure = asGatewayError(error);
+      if (signal.aborted && this.closed) {
+        await this.store.retryDraft(claim.requestId, this.clock(), 'interrupted: the gateway is shutting down', this.clock());
+        return;
+      }
+      if (failure.kind === 'internal') log.error({ err: describeError(error) }, 'advice draft failed unexpectedly');
+      if (failure.retryable && claim.attempt < this.settings.draftAttempts) {
+        const retryAt = this.clock() + DRAFT_RETRY_BASE_MS * 2 ** (claim.attempt - 1);
+        log.warn({ kind: failure.kind, attempt: claim.attempt }, 'advice draft failed; it will be tried again');
+        await this.store.retryDraft(claim.requestId, retryAt, `${failure.kind}: ${failure.message}`, this.clock());
+        return;
+      }
+      log.warn({ kind: failure.kind, attempt: claim.attempt }, 'advice draft failed for good; a failed callback follows');
+      await this.finish(claim.requestId, { status: 'failed', error: { kind: failure.kind, message: failure.message } }, startedAt, log);
+    }
+  }
+
+  private async finish(
+    requestId: string,
+    result: { status: 'succeeded'; advice_draft: string } | { status: 'failed'; error: { kind: string; message: string } },
+    startedAt: number,
+    log: Logger,
+  ): Promise<void> {
+    const now = this.clock();
+    const callback = adviceCallback.parse({
+      request_id: requestId,
+      ...result,
+      processor_version: this.hooks.processorVersion(),
+      completed_at: new Date(now).toISOString(),
+    });
+    const stored: DraftResult = {
+      outcome: callback.status,
+      callbackJson: JSON.stringify(callback),
+      ...(callback.status === 'failed' ? { error: callback.error } : {}),
+    };
+    await this.store.finishDraft(requestId, stored, now);
+    this.hooks.observe?.drafted?.(callback.status, (now - startedAt) / 1000);
+    log.info({ outcome: callback.status, draft_chars: result.status === 'succeeded' ? result.advice_draft.length : 0 }, 'advice drafted');
+  }
+
+  private async runDelivery(claim: ClaimedDelivery, signal: AbortSignal): Promise<void> {
+    const attempt = await this.hooks.deliver(claim, signal);
+    const now = this.clock();
+    const log = this.log.child({ request_id: claim.requestId, webhook_id: claim.webhookId });
+    this.hooks.observe?.delivery?.(attempt.delivered);
+    const detail = `attempt ${claim.attempt}: ${attempt.detail}`;
+    if (attempt.delivered) {
+      await this.store.recordDelivery(claim.requestId, detail, { state: 'delivered' }, now);
+      this.hooks.observe?.finished?.('delivered', (now - claim.acceptedAt) / 1000);
+      log.info({ attempt: claim.attempt }, 'advice callback delivered');
+      return;
+    }
+    const next = this.closed ? { retryAt: now } : nextAttempt(claim.attempt, claim.firstDeliveryAt, now, this.settings.retry);
+    if ('giveUp' in next) {
+      await this.store.recordDelivery(claim.requestId, detail, { state: 'dead' }, now);
+      this.hooks.observe?.finished?.('dead', (now - claim.acceptedAt) / 1000);
+      log.error({ attempts: claim.attempt, last: attempt.detail }, 'advice callback given up after the retry horizon');
+      return;
+    }
+    await this.store.recordDelivery(claim.requestId, detail, { state: 'delivering', retryAt: next.retryAt }, now);
+    log.warn({ attempt: claim.attempt, last: attempt.detail, retry_in_ms: next.retryAt - now }, 'advice callback failed; retrying');
+  }
+}
+
+function asGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError('internal', 'drafting failed unexpectedly; it has been logged', { cause: error });
+}

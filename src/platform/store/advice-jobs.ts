@@ -1,0 +1,297 @@
+import type Database from 'better-sqlite3';
+import { ADVICE_JOB_STATES, type AdviceJobState } from '../../contract/advice.js';
+
+/**
+ * AI-3 jobs, durable from the moment they are accepted:
+ *
+ *   queued ─► running ─► succeeded | failed ─► delivering ─► delivered
+ *      ▲         │         (drafted; the callback            └──► dead (retry horizon passed)
+ *      └─────────┘          body is stored)
+ *   (draft retried, or interrupted by a restart)
+ *
+ * The request text is kept only until the draft is done, the callback body only until it is
+ * delivered: an operator's view of a job (`AdviceJobView`) never holds patient text.
+ */
+
+export type AdviceOutcome = 'succeeded' | 'failed';
+
+export interface NewAdviceJob {
+  requestId: string;
+  bodySha256: string;
+  requestJson: string;
+  webhookId: string;
+}
+
+export type SubmitResult = { created: true } | { created: false; sameBody: boolean };
+
+export interface ClaimedDraft {
+  requestId: string;
+  requestJson: string;
+  attempt: number;
+}
+
+export interface ClaimedDelivery {
+  requestId: string;
+  webhookId: string;
+  callbackJson: string;
+  attempt: number;
+  firstDeliveryAt: number;
+  acceptedAt: number;
+}
+
+export interface DraftResult {
+  outcome: AdviceOutcome;
+  callbackJson: string;
+  error?: { kind: string; message: string };
+}
+
+export type DeliveryNext = { state: 'delivered' } | { state: 'delivering'; retryAt: number } | { state: 'dead' };
+
+export interface AdviceJobEvent {
+  at: number;
+  event: string;
+  detail: string | null;
+}
+
+export interface AdviceJobView {
+  requestId: string;
+  state: AdviceJobState;
+  outcome: AdviceOutcome | null;
+  error: { kind: string; message: string } | null;
+  webhookId: string;
+  draftAttempts: number;
+  deliveryAttempts: number;
+  nextRunAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  events: AdviceJobEvent[];
+}
+
+/** Async so a networked store (e.g. Redis) can take its place for several gateway nodes. */
+export interface AdviceJobStore {
+  /** Creates the job unless its request_id exists; then tells whether the stored body is the same. */
+  submit(job: NewAdviceJob, now: number): Promise<SubmitResult>;
+  /** After a restart: drafts that were running start again; returns how many. */
+  requeueInterrupted(now: number): Promise<number>;
+  /** The oldest due queued job, now running; its draft attempt counted. */
+  claimDraft(now: number): Promise<ClaimedDraft | undefined>;
+  /** A draft attempt failed but may be tried again at `retryAt`. */
+  retryDraft(requestId: string, retryAt: number, reason: string, now: number): Promise<void>;
+  /** The draft is done (or failed for good): the callback body replaces the request text. */
+  finishDraft(requestId: string, result: DraftResult, now: number): Promise<void>;
+  /**
+   * The oldest job whose callback is due, its attempt counted and recorded before the POST, so
+   * a crash mid-delivery repeats it. It is not due again before `leaseUntil`.
+   */
+  claimDelivery(now: number, leaseUntil: number): Promise<ClaimedDelivery | undefined>;
+  recordDelivery(requestId: string, attempt: string, next: DeliveryNext, now: number): Promise<void>;
+  /** When the earliest queued or delivering job falls due; undefined when none waits. */
+  nextDueAt(): Promise<number | undefined>;
+  find(requestId: string): Promise<AdviceJobView | undefined>;
+  countByState(): Promise<Record<AdviceJobState, number>>;
+  /** Deletes delivered and dead jobs last changed before `before`; returns how many. */
+  purgeFinished(before: number): Promise<number>;
+}
+
+interface JobRow {
+  request_id: string;
+  body_sha256: string;
+  request_json: string | null;
+  state: AdviceJobState;
+  webhook_id: string;
+  callback_json: string | null;
+  outcome: AdviceOutcome | null;
+  error_kind: string | null;
+  error_message: string | null;
+  draft_attempts: number;
+  delivery_attempts: number;
+  next_run_at: number;
+  first_delivery_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+const DELIVERABLE = "('succeeded', 'failed', 'delivering')";
+const FINISHED = "('delivered', 'dead')";
+
+export class SqliteAdviceJobStore implements AdviceJobStore {
+  private readonly statements;
+  private readonly transactions;
+
+  constructor(db: Database.Database) {
+    const statements = {
+      select: db.prepare<[string], JobRow>('SELECT * FROM advice_jobs WHERE request_id = ?'),
+      insert: db.prepare(
+        `INSERT INTO advice_jobs (request_id, body_sha256, request_json, state, webhook_id, next_run_at, created_at, updated_at)
+         VALUES (@requestId, @bodySha256, @requestJson, 'queued', @webhookId, @now, @now, @now)`,
+      ),
+      event: db.prepare('INSERT INTO advice_job_events (request_id, at, event, detail) VALUES (?, ?, ?, ?)'),
+      events: db.prepare<[string], AdviceJobEvent>(
+        'SELECT at, event, detail FROM advice_job_events WHERE request_id = ? ORDER BY id',
+      ),
+      running: db.prepare<[], { request_id: string }>("SELECT request_id FROM advice_jobs WHERE state = 'running'"),
+      requeue: db.prepare("UPDATE advice_jobs SET state = 'queued', next_run_at = ?, updated_at = ? WHERE request_id = ?"),
+      dueDraft: db.prepare<[number], JobRow>(
+        "SELECT * FROM advice_jobs WHERE state = 'queued' AND next_run_at <= ? ORDER BY next_run_at, created_at LIMIT 1",
+      ),
+      startDraft: db.prepare(
+        "UPDATE advice_jobs SET state = 'running', draft_attempts = draft_attempts + 1, updated_at = ? WHERE request_id = ?",
+      ),
+      finishDraft: db.prepare(
+        `UPDATE advice_jobs SET state = @outcome, outcome = @outcome, request_json = NULL, callback_json = @callbackJson,
+           error_kind = @errorKind, error_message = @errorMessage, next_run_at = @now, updated_at = @now
+         WHERE request_id = @requestId`,
+      ),
+      dueDelivery: db.prepare<[number], JobRow>(
+        `SELECT * FROM advice_jobs WHERE state IN ${DELIVERABLE} AND next_run_at <= ? ORDER BY next_run_at, created_at LIMIT 1`,
+      ),
+      startDelivery: db.prepare(
+        `UPDATE advice_jobs SET state = 'delivering', delivery_attempts = delivery_attempts + 1,
+           first_delivery_at = COALESCE(first_delivery_at, @now), next_run_at = @leaseUntil, updated_at = @now
+         WHERE request_id = @requestId`,
+      ),
+      endDelivery: db.prepare(
+        `UPDATE advice_jobs SET state = @state, next_run_at = @nextRunAt, updated_at = @now,
+           callback_json = CASE WHEN @state = 'delivered' THEN NULL ELSE callback_json END
+         WHERE request_id = @requestId`,
+      ),
+      nextDue: db
+        .prepare<[], number | null>(`SELECT MIN(next_run_at) FROM advice_jobs WHERE state = 'queued' OR state IN ${DELIVERABLE}`)
+        .pluck(),
+      countByState: db.prepare<[], { state: AdviceJobState; count: number }>(
+        'SELECT state, COUNT(*) AS count FROM advice_jobs GROUP BY state',
+      ),
+      purge: db.prepare(`DELETE FROM advice_jobs WHERE state IN ${FINISHED} AND updated_at < ?`),
+    };
+    this.statements = statements;
+    const record = (requestId: string, now: number, event: string, detail: string | null = null) =>
+      statements.event.run(requestId, now, event, detail);
+
+    this.transactions = {
+      submit: db.transaction((job: NewAdviceJob, now: number): SubmitResult => {
+        const existing = statements.select.get(job.requestId);
+        if (existing) {
+          const sameBody = existing.body_sha256 === job.bodySha256;
+          record(job.requestId, now, sameBody ? 'resubmitted' : 'conflicting_submission');
+          return { created: false, sameBody };
+        }
+        statements.insert.run({ ...job, now });
+        record(job.requestId, now, 'accepted');
+        return { created: true };
+      }),
+      requeueInterrupted: db.transaction((now: number): number => {
+        const interrupted = statements.running.all();
+        for (const { request_id } of interrupted) {
+          statements.requeue.run(now, now, request_id);
+          record(request_id, now, 'draft_interrupted', 'the gateway restarted while drafting');
+        }
+        return interrupted.length;
+      }),
+      claimDraft: db.transaction((now: number): ClaimedDraft | undefined => {
+        const row = statements.dueDraft.get(now);
+        if (!row || row.request_json === null) return undefined;
+        statements.startDraft.run(now, row.request_id);
+        const attempt = row.draft_attempts + 1;
+        record(row.request_id, now, 'draft_started', `attempt ${attempt}`);
+        return { requestId: row.request_id, requestJson: row.request_json, attempt };
+      }),
+      retryDraft: db.transaction((requestId: string, retryAt: number, reason: string, now: number) => {
+        statements.requeue.run(retryAt, now, requestId);
+        record(requestId, now, 'draft_retry', reason);
+      }),
+      finishDraft: db.transaction((requestId: string, result: DraftResult, now: number) => {
+        statements.finishDraft.run({
+          requestId,
+          outcome: result.outcome,
+          callbackJson: result.callbackJson,
+          errorKind: result.error?.kind ?? null,
+          errorMessage: result.error?.message ?? null,
+          now,
+        });
+        record(requestId, now, 'drafted', result.error ? `${result.outcome}: ${result.error.kind}` : result.outcome);
+      }),
+      claimDelivery: db.transaction((now: number, leaseUntil: number): ClaimedDelivery | undefined => {
+        const row = statements.dueDelivery.get(now);
+        if (!row || row.callback_json === null) return undefined;
+        statements.startDelivery.run({ requestId: row.request_id, now, leaseUntil });
+        const attempt = row.delivery_attempts + 1;
+        record(row.request_id, now, 'delivery_started', `attempt ${attempt}`);
+        return {
+          requestId: row.request_id,
+          webhookId: row.webhook_id,
+          callbackJson: row.callback_json,
+          attempt,
+          firstDeliveryAt: row.first_delivery_at ?? now,
+          acceptedAt: row.created_at,
+        };
+      }),
+      recordDelivery: db.transaction((requestId: string, attempt: string, next: DeliveryNext, now: number) => {
+        const nextRunAt = next.state === 'delivering' ? next.retryAt : now;
+        statements.endDelivery.run({ requestId, state: next.state, nextRunAt, now });
+        record(requestId, now, 'delivery_attempt', attempt);
+        if (next.state !== 'delivering') record(requestId, now, next.state);
+      }),
+    };
+  }
+
+  async submit(job: NewAdviceJob, now: number): Promise<SubmitResult> {
+    return this.transactions.submit(job, now);
+  }
+
+  async requeueInterrupted(now: number): Promise<number> {
+    return this.transactions.requeueInterrupted(now);
+  }
+
+  async claimDraft(now: number): Promise<ClaimedDraft | undefined> {
+    return this.transactions.claimDraft(now);
+  }
+
+  async retryDraft(requestId: string, retryAt: number, reason: string, now: number): Promise<void> {
+    this.transactions.retryDraft(requestId, retryAt, reason, now);
+  }
+
+  async finishDraft(requestId: string, result: DraftResult, now: number): Promise<void> {
+    this.transactions.finishDraft(requestId, result, now);
+  }
+
+  async claimDelivery(now: number, leaseUntil: number): Promise<ClaimedDelivery | undefined> {
+    return this.transactions.claimDelivery(now, leaseUntil);
+  }
+
+  async recordDelivery(requestId: string, attempt: string, next: DeliveryNext, now: number): Promise<void> {
+    this.transactions.recordDelivery(requestId, attempt, next, now);
+  }
+
+  async nextDueAt(): Promise<number | undefined> {
+    return this.statements.nextDue.get() ?? undefined;
+  }
+
+  async find(requestId: string): Promise<AdviceJobView | undefined> {
+    const row = this.statements.select.get(requestId);
+    if (!row) return undefined;
+    const waiting = row.state === 'queued' || DELIVERABLE.includes(`'${row.state}'`);
+    return {
+      requestId: row.request_id,
+      state: row.state,
+      outcome: row.outcome,
+      error: row.error_kind === null ? null : { kind: row.error_kind, message: row.error_message ?? '' },
+      webhookId: row.webhook_id,
+      draftAttempts: row.draft_attempts,
+      deliveryAttempts: row.delivery_attempts,
+      nextRunAt: waiting ? row.next_run_at : null,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      events: this.statements.events.all(requestId),
+    };
+  }
+
+  async countByState(): Promise<Record<AdviceJobState, number>> {
+    const counts = Object.fromEntries(ADVICE_JOB_STATES.map((state) => [state, 0])) as Record<AdviceJobState, number>;
+    for (const { state, count } of this.statements.countByState.all()) counts[state] = count;
+    return counts;
+  }
+
+  async purgeFinished(before: number): Promise<number> {
+    return this.statements.purge.run(before).changes;
+  }
+}
