@@ -2,19 +2,18 @@
  * The real process, started from source the way production starts dist/main.js: configuration
  * errors, startup without models, and the signal-driven drain with its deadline.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VALID_BODIES } from '../helpers/gateway.js';
+import { NEUTRAL_GATEWAY_ENV, freePort, spawnFromSource } from '../helpers/processes.js';
 
-const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const READY_WITHIN_MS = 15_000;
 
 interface Gateway {
@@ -42,46 +41,21 @@ afterEach(async () => {
   tempDirs.clear();
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  await new Promise<void>((done) => server.close(() => done()));
-  return address.port;
-}
-
 /** Spawns `node --import tsx src/main.ts` on a free port and a fresh data dir, with no models configured. */
 async function spawnGateway(env: Record<string, string> = {}): Promise<Gateway> {
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), 'gateway-e2e-data-'));
   const modelsDir = await mkdtemp(join(tmpdir(), 'gateway-e2e-models-'));
   tempDirs.add(dataDir).add(modelsDir);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      MODELS_DIR: modelsDir,
-      LOG_LEVEL: 'info',
-      SHUTDOWN_TIMEOUT_MS: '5000',
-      // Whatever the developer's shell exports must not change what is tested.
-      API_TOKENS: '',
-      LLM_MODEL: '',
-      ASR_MODEL: '',
-      PUBLIC_BASE_URL: '',
-      CALLBACK_BASE_URL: '',
-      CALLBACK_SECRET: '',
-      FILE_SIGNING_SECRET: '',
-      FETCH_ALLOW_LOOPBACK: '',
-      FETCH_ALLOW_HOSTS: '',
-      NODE_OPTIONS: '',
-      ...env,
-    },
+  const child = spawnFromSource('src/main.ts', {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    MODELS_DIR: modelsDir,
+    LOG_LEVEL: 'info',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    ...NEUTRAL_GATEWAY_ENV,
+    ...env,
   });
   children.add(child);
   let stdout = '';

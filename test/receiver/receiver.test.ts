@@ -1,11 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,8 +12,8 @@ import { createLogger } from '../../src/platform/logger.js';
 import { openDatabase } from '../../src/platform/store/database.js';
 import { buildReceiverApp, type ReceiverOptions } from '../../src/receiver/app.js';
 import { RECEIVER_MIGRATIONS } from '../../src/receiver/store.js';
+import { freePort, spawnFromSource } from '../helpers/processes.js';
 
-const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const SECRET = 'receiver-test-secret-0123456789';
 const REQUEST_ID = 'req-advice-1';
 const DRAFT = '建议行右肺上叶切除术，术后辅助化疗。';
@@ -273,15 +271,6 @@ describe('the receiver process', () => {
     if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
 
-  async function freePort(): Promise<number> {
-    const server = createServer().listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const address = server.address();
-    if (!address || typeof address === 'string') throw new Error('no port');
-    await new Promise<void>((done) => server.close(() => done()));
-    return address.port;
-  }
-
   /** Resolves once stdout shows `text`; stdout keeps flowing afterwards so the child never blocks or hits EPIPE. */
   function waitForLogLine(receiver: ChildProcess, text: string): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -296,11 +285,9 @@ describe('the receiver process', () => {
 
   it('stores a signed callback, serves it back and exits 0 on SIGTERM', async () => {
     const port = await freePort();
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/receiver/main.ts'], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: {
-        ...process.env,
+    child = spawnFromSource(
+      'src/receiver/main.ts',
+      {
         RECEIVER_HOST: '127.0.0.1',
         RECEIVER_PORT: String(port),
         RECEIVER_DATA_DIR: dataDir,
@@ -308,7 +295,8 @@ describe('the receiver process', () => {
         RECEIVER_ALLOW_UNSIGNED: 'false',
         RECEIVER_TOLERANCE_SECONDS: '300',
       },
-    });
+      'inherit',
+    );
     const exited = once(child, 'exit');
     await waitForLogLine(child, 'receiver listening');
 

@@ -1,0 +1,177 @@
+/**
+ * AI-3 crash safety with real processes: the gateway (tiny random-weight model) and the
+ * reference receiver, both killed with SIGKILL again and again, before drafting, during
+ * drafting and during delivery. At the end every accepted job has exactly one callback
+ * stored by the receiver, under one webhook-id: accepted = delivered, zero lost.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ensureTestModel } from '../../scripts/models/make-test-model.js';
+import { postJson } from '../helpers/gateway.js';
+import { NEUTRAL_GATEWAY_ENV, REPO_ROOT, freePort, spawnFromSource } from '../helpers/processes.js';
+
+const SECRET = 'crash-test-secret-0123456789';
+const JOBS_PER_ROUND = 3;
+const ROUNDS = ['before drafting', 'during drafting', 'during delivery', 'at a random moment', 'at a random moment'] as const;
+
+let dir: string;
+let model: string;
+const children = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'advice-crash-'));
+  model = basename((await ensureTestModel({ modelsDir: join(REPO_ROOT, 'models') })).path);
+});
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Running {
+  child: ChildProcess;
+  port: number;
+}
+
+async function waitForLine(child: ChildProcess, text: string): Promise<void> {
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (output.includes(text)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`exited (${code}) before logging "${text}"`)));
+  });
+}
+
+async function start(entry: string, env: Record<string, string>, readyLine: string): Promise<ChildProcess> {
+  const child = spawnFromSource(entry, env, 'inherit');
+  children.add(child);
+  await waitForLine(child, readyLine);
+  return child;
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGKILL');
+  await exited;
+  children.delete(child);
+}
+
+const startReceiver = (port: number) =>
+  start(
+    'src/receiver/main.ts',
+    { RECEIVER_HOST: '127.0.0.1', RECEIVER_PORT: String(port), RECEIVER_DATA_DIR: join(dir, 'receiver'), CALLBACK_SECRET: SECRET },
+    'receiver listening',
+  );
+
+const startGateway = (port: number, receiverPort: number) =>
+  start(
+    'src/main.ts',
+    {
+      ...NEUTRAL_GATEWAY_ENV,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: join(dir, 'gateway'),
+      MODELS_DIR: join(REPO_ROOT, 'models'),
+      LLM_MODEL: model,
+      LLM_THREADS: '1',
+      LLM_PARALLEL: '2',
+      ADVICE_CONCURRENCY: '2',
+      ADVICE_DRAFT_ATTEMPTS: '1',
+      CALLBACK_BASE_URL: `http://127.0.0.1:${receiverPort}`,
+      CALLBACK_SECRET: SECRET,
+      CALLBACK_RETRY_BASE_MS: '50',
+      CALLBACK_RETRY_MAX_DELAY_MS: '400',
+      LOG_LEVEL: 'info',
+    },
+    'gateway started',
+  );
+
+const body = (requestId: string) => ({
+  request_id: requestId,
+  cancer_type: '肺癌',
+  case_summary: { diagnosis: '右肺腺癌 cT2aN2M0', key_question: '是否手术' },
+  dept_opinions: [
+    { dept: '胸外科', content: '建议新辅助治疗后评估手术。', supplements: [{ doctor: '张医生', content: '完善PET-CT。' }] },
+    { dept: '肿瘤内科', content: '建议靶向治疗。', supplements: [] },
+  ],
+});
+
+async function jobState(port: number, requestId: string): Promise<string | undefined> {
+  const response = await fetch(`http://127.0.0.1:${port}/ai/v1/report-advice-draft/${requestId}`).catch(() => undefined);
+  return response?.ok ? ((await response.json()) as { state: string }).state : undefined;
+}
+
+async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return false;
+}
+
+async function anyInState(port: number, ids: string[], states: string[]): Promise<boolean> {
+  for (const id of ids) if (states.includes((await jobState(port, id)) ?? '')) return true;
+  return false;
+}
+
+it(
+  'every accepted job ends in exactly one stored callback, through repeated kill -9 of gateway and receiver',
+  async () => {
+    const [gatewayPort, receiverPort] = [await freePort(), await freePort()];
+    let receiver = await startReceiver(receiverPort);
+    let gateway = await startGateway(gatewayPort, receiverPort);
+    const accepted: string[] = [];
+
+    for (const [round, moment] of ROUNDS.entries()) {
+      const ids = Array.from({ length: JOBS_PER_ROUND }, (_, i) => `crash-${round}-${i}`);
+      for (const id of ids) {
+        const response = await postJson(`http://127.0.0.1:${gatewayPort}/ai/v1/report-advice-draft`, body(id));
+        expect(response.status).toBe(202);
+        accepted.push(id);
+      }
+      // Resubmitting an earlier job must not make a second one.
+      expect((await postJson(`http://127.0.0.1:${gatewayPort}/ai/v1/report-advice-draft`, body(accepted[0]!))).status).toBe(202);
+
+      if (moment === 'during drafting') expect(await until(() => anyInState(gatewayPort, ids, ['running']), 20_000)).toBe(true);
+      if (moment === 'during delivery') {
+        await kill(receiver); // deliveries now fail and are retried
+        expect(await until(() => anyInState(gatewayPort, ids, ['delivering']), 30_000)).toBe(true);
+      }
+      if (moment === 'at a random moment') await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 1500));
+      await kill(gateway);
+      if (moment === 'during delivery') receiver = await startReceiver(receiverPort);
+      gateway = await startGateway(gatewayPort, receiverPort);
+    }
+
+    const allDelivered = await until(async () => {
+      for (const id of accepted) if ((await jobState(gatewayPort, id)) !== 'delivered') return false;
+      return true;
+    }, 120_000);
+    expect(allDelivered).toBe(true);
+    await kill(gateway);
+    await kill(receiver);
+
+    const db = new Database(join(dir, 'receiver', 'receiver.sqlite'), { readonly: true });
+    const reports = db.prepare('SELECT request_id, ai_status FROM consultation_report').all() as Array<{ request_id: string; ai_status: string }>;
+    const webhookIds = db
+      .prepare('SELECT request_id, COUNT(*) AS ids FROM received_callbacks GROUP BY request_id')
+      .all() as Array<{ request_id: string; ids: number }>;
+    db.close();
+
+    expect(reports.map((r) => r.request_id).sort()).toEqual([...accepted].sort());
+    expect(reports.every((r) => r.ai_status === 'succeeded' || r.ai_status === 'failed')).toBe(true);
+    // One webhook-id per job: any repeat the receiver saw was a retry of the same callback.
+    expect(webhookIds).toHaveLength(accepted.length);
+    expect(webhookIds.every((row) => row.ids === 1)).toBe(true);
+  },
+  240_000,
+);
