@@ -33,11 +33,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Running {
-  child: ChildProcess;
-  port: number;
-}
-
 async function waitForLine(child: ChildProcess, text: string): Promise<void> {
   let output = '';
   await new Promise<void>((resolve, reject) => {
