@@ -79,8 +79,8 @@ export async function loadSpeechCases(path = 'test/fixtures/speech/cases.json'):
 /** Builds the gateway on a fresh data dir (no cache) with the given model and waits until it is ready. */
 export async function startEvalGateway(modelPath: string, env: Record<string, string> = {}): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'eval-speech-'));
-  const config = loadConfig({ ...process.env, ...env, LLM_MODEL: resolve(modelPath), DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORT: '0' });
-  const app = await buildApp({ config, logger: createLogger('warn') });
+  const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn', ...env, LLM_MODEL: resolve(modelPath), DATA_DIR: dataDir, PORT: '0' });
+  const app = await buildApp({ config, logger: createLogger(config.logLevel) });
   const deadline = Date.now() + 10 * 60_000;
   for (;;) {
     const status = app.engineStatus('llm');

@@ -2,7 +2,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { OPERATIONS, type OperationContract } from '../contract/operations.js';
+import { adviceJobStatus } from '../contract/advice.js';
+import { adviceErrorBody } from '../contract/errors.js';
+import { ADVICE_PATH, OPERATIONS, type OperationContract } from '../contract/operations.js';
 import { ERROR_KINDS } from '../errors.js';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
@@ -65,6 +67,21 @@ export function buildOpenApiDocument(version: string) {
     security: [{ bearer: [] }, {}],
     paths: {
       ...Object.fromEntries(Object.values(OPERATIONS).map((op) => [op.path, operationPath(op)])),
+      [`${ADVICE_PATH}/{request_id}`]: {
+        get: {
+          operationId: 'report-advice-draft-status',
+          tags: [OPERATIONS.advice.label],
+          summary: 'AI-3 job state and attempt history, for operators (no patient text)',
+          parameters: [{ name: 'request_id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            '200': { description: 'the job', content: { 'application/json': { schema: jsonSchema(adviceJobStatus, 'output') } } },
+            '404': {
+              description: 'not_found: no job with this request_id (never submitted, or purged after ADVICE_RETENTION_DAYS)',
+              content: { 'application/json': { schema: jsonSchema(adviceErrorBody, 'output') } },
+            },
+          },
+        },
+      },
       '/files/{token}': {
         get: {
           summary: 'Download a produced file through its signed, expiring URL',

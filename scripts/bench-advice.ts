@@ -1,0 +1,167 @@
+/**
+ * AI-3 under load: N report-advice-draft submissions at once against a real model, delivered to
+ * the reference receiver over HTTP with signed callbacks.
+ *
+ *   npm run bench:advice                               (tiny random-weight model, 20 jobs)
+ *   npm run bench:advice -- --jobs 40 --shape qwen2.5-0.5b --threads 2 --parallel 2
+ *
+ * Prints submit latency (the 202 must not wait for the model), time from acceptance to the
+ * stored callback, jobs per minute, and lost jobs (must be 0). Then the same drafts' model calls
+ * straight on the engine (same messages, schema, token budget and concurrency, no store, queue,
+ * HTTP or callback), so the ratio shows what the job machinery costs.
+ *
+ * A random-weight model writes no usable advice, so its drafts end as `failed` callbacks after
+ * one full generation each (ADVICE_DRAFT_ATTEMPTS=1): the timings are real, the words are not.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../src/config.js';
+import { createLlmEngine } from '../src/engines/llm/index.js';
+import { ADVICE_JOB_STATES, type AdviceJobStatus, type ReportAdviceDraftRequest } from '../src/contract/advice.js';
+import { adviceAnswer, adviceMessages, answerTokenBudget, departmentNames } from '../src/operations/advice/prompts.js';
+import { languageOf } from '../src/operations/advice/draft.js';
+import { createLogger } from '../src/platform/logger.js';
+import { openDatabase } from '../src/platform/store/database.js';
+import { buildReceiverApp } from '../src/receiver/app.js';
+import { RECEIVER_MIGRATIONS } from '../src/receiver/store.js';
+import { postJson } from '../test/helpers/gateway.js';
+import { startEvalGateway } from './eval-speech.js';
+import { ensureTestModel, SHAPES, type ShapeName } from './models/make-test-model.js';
+
+const { values: args } = parseArgs({
+  options: {
+    shape: { type: 'string', default: 'tiny' },
+    jobs: { type: 'string', default: '20' },
+    threads: { type: 'string', default: String(availableParallelism()) },
+    parallel: { type: 'string', default: '2' },
+  },
+});
+const shape = args.shape as ShapeName;
+if (!(shape in SHAPES)) throw new Error(`unknown --shape ${shape}; known: ${Object.keys(SHAPES).join(', ')}`);
+const jobs = Number(args.jobs);
+const SECRET = 'bench-advice-secret-0123456789';
+
+/** Synthetic consultation (no patient data). */
+const request = (requestId: string): ReportAdviceDraftRequest => ({
+  request_id: requestId,
+  cancer_type: '肺癌',
+  case_summary: { diagnosis: '右肺上叶腺癌 cT2aN2M0 IIIA期，EGFR 19del 突变', key_question: '是否手术，术前治疗方案？' },
+  dept_opinions: [
+    { dept: '胸外科', content: '纵隔淋巴结阳性，建议先行新辅助治疗，复查后评估手术。', supplements: [{ doctor: '张医生', content: '建议完善PET-CT和EBUS。' }] },
+    { dept: '肿瘤内科', content: 'EGFR敏感突变，可考虑奥希替尼新辅助靶向治疗。', supplements: [] },
+    { dept: '放疗科', content: '如不手术，可行根治性同步放化疗。', supplements: [{ doctor: '李医生', content: '需评估肺功能。' }] },
+  ],
+});
+
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))] ?? 0;
+const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
+
+async function startReceiver(): Promise<{ url: string; reports(): number; close(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-advice-receiver-'));
+  const db = openDatabase(dir, RECEIVER_MIGRATIONS, 'receiver.sqlite');
+  const app = await buildReceiverApp({ db, secret: SECRET, toleranceSeconds: 300, allowUnsigned: false, logger: createLogger('warn') });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const count = db.prepare('SELECT COUNT(*) FROM consultation_report').pluck();
+  return {
+    url,
+    reports: () => count.get() as number,
+    close: async () => {
+      await app.close();
+      db.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function statusOf(app: FastifyInstance, requestId: string): Promise<AdviceJobStatus> {
+  const response = await app.inject({ method: 'GET', url: `/ai/v1/report-advice-draft/${requestId}` });
+  return response.json<AdviceJobStatus>();
+}
+
+async function throughGateway(modelPath: string) {
+  const receiver = await startReceiver();
+  const gateway = await startEvalGateway(modelPath, {
+    CALLBACK_BASE_URL: receiver.url,
+    CALLBACK_SECRET: SECRET,
+    LLM_THREADS: args.threads,
+    LLM_PARALLEL: args.parallel,
+    ADVICE_CONCURRENCY: args.parallel,
+    ADVICE_DRAFT_ATTEMPTS: '1',
+    LOG_LEVEL: 'error',
+  });
+  try {
+    const base = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+    const ids = Array.from({ length: jobs }, (_, i) => `bench-${i}`);
+    const startedAt = Date.now();
+    const submits = await Promise.all(
+      ids.map(async (id) => {
+        const t = performance.now();
+        const response = await postJson(`${base}/ai/v1/report-advice-draft`, request(id));
+        if (response.status !== 202) throw new Error(`submission answered ${response.status}: ${response.body}`);
+        return performance.now() - t;
+      }),
+    );
+    const deadline = Date.now() + 60 * 60_000;
+    while (receiver.reports() < jobs && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const wallMs = Date.now() - startedAt;
+    const statuses = await Promise.all(ids.map((id) => statusOf(gateway.app, id)));
+    const toCallback = statuses.map((s) => {
+      const delivered = s.history.find((e) => e.event === 'delivered');
+      return delivered ? Date.parse(delivered.at) - Date.parse(s.accepted_at) : NaN;
+    });
+    const states = Object.fromEntries(ADVICE_JOB_STATES.map((state) => [state, statuses.filter((s) => s.state === state).length]));
+    return { submits, toCallback, wallMs, states, outcomes: statuses.map((s) => s.outcome), stored: receiver.reports() };
+  } finally {
+    await gateway.close();
+    await receiver.close();
+  }
+}
+
+/** The same model calls on the engine alone: same messages, schema, budget and concurrency. */
+async function onEngineAlone(modelPath: string): Promise<number> {
+  const config = loadConfig({ LLM_THREADS: args.threads, LLM_PARALLEL: args.parallel, LLM_GPU: 'off' });
+  const engine = createLlmEngine(config, modelPath, createLogger('warn'));
+  await engine.start();
+  while (engine.status().state === 'starting') await new Promise((r) => setTimeout(r, 100));
+  try {
+    const sample = request('engine');
+    const call = {
+      messages: adviceMessages(sample, languageOf(sample)),
+      schema: adviceAnswer(departmentNames(sample)),
+      maxTokens: answerTokenBudget(departmentNames(sample)),
+    };
+    const startedAt = Date.now();
+    let next = 0;
+    const worker = async () => {
+      while (next++ < jobs) await engine.generateJson(call, new AbortController().signal);
+    };
+    await Promise.all(Array.from({ length: Number(args.parallel) }, worker));
+    return Date.now() - startedAt;
+  } finally {
+    await engine.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const model = await ensureTestModel({ modelsDir: 'models', shape });
+  console.log(`model ${model.path} (${shape}), ${jobs} jobs, threads ${args.threads}, parallel ${args.parallel}\n`);
+  const gateway = await throughGateway(model.path);
+  const engineMs = await onEngineAlone(model.path);
+  const perMinute = (wall: number) => (jobs / wall) * 60_000;
+  const lost = jobs - gateway.stored;
+  const succeeded = gateway.outcomes.filter((o) => o === 'succeeded').length;
+
+  console.log(`submit (202)       p50 ${ms(percentile(gateway.submits, 0.5))}  p99 ${ms(percentile(gateway.submits, 0.99))}  max ${ms(Math.max(...gateway.submits))}`);
+  console.log(`to callback        p50 ${ms(percentile(gateway.toCallback, 0.5))}  p99 ${ms(percentile(gateway.toCallback, 0.99))}`);
+  console.log(`states             ${JSON.stringify(gateway.states)}  (drafts succeeded ${succeeded}, failed ${jobs - succeeded})`);
+  console.log(`stored by receiver ${gateway.stored}/${jobs}, lost ${lost}`);
+  console.log('');
+  console.log(`jobs/minute        gateway ${perMinute(gateway.wallMs).toFixed(1)}   engine alone ${perMinute(engineMs).toFixed(1)}   ratio ${(engineMs / gateway.wallMs).toFixed(2)}`);
+  if (lost > 0) process.exitCode = 1;
+}
+
+await main();
