@@ -41,6 +41,7 @@ const envSchema = z.object({
   CALLBACK_RETRY_HORIZON_MS: positiveInt.default(24 * 60 * 60 * 1000),
   ADVICE_CONCURRENCY: positiveInt.optional(),
   ADVICE_DRAFT_ATTEMPTS: positiveInt.default(3),
+  ADVICE_TIMEOUT_MS: positiveInt.default(10 * 60 * 1000),
   ADVICE_RETENTION_DAYS: positiveInt.default(7),
   FILE_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   FILE_URL_TTL_SECONDS: positiveInt.default(24 * 3600),
@@ -94,6 +95,8 @@ export interface Config {
     /** AI-3 drafts at once; the rest of the LLM's slots stay free for interactive requests. */
     concurrency: number;
     draftAttempts: number;
+    /** Longest one draft attempt may take (a long generation on CPU exceeds LLM_TIMEOUT_MS). */
+    timeoutMs: number;
     /** Finished jobs (delivered or dead) are kept this long for the status endpoint. */
     retentionMs: number;
   };
@@ -191,6 +194,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     advice: {
       concurrency: env.ADVICE_CONCURRENCY ?? Math.max(1, Math.floor(llmMaxRunning / 2)),
       draftAttempts: env.ADVICE_DRAFT_ATTEMPTS,
+      timeoutMs: env.ADVICE_TIMEOUT_MS,
       retentionMs: env.ADVICE_RETENTION_DAYS * 24 * 60 * 60 * 1000,
     },
     fileSigningSecret: env.FILE_SIGNING_SECRET,

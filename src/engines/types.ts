@@ -34,7 +34,7 @@ export interface LlmJsonRequest<T> {
   /** Output is constrained to this schema's JSON Schema (grammar) and re-validated with it. */
   schema: z.ZodType<T>;
   maxTokens: number;
-  /** Epoch ms after which generation stops with a `timeout` error. */
+  /** Epoch ms after which generation stops with a `timeout` error; without it, LLM_TIMEOUT_MS after it starts. */
   deadline?: number;
 }
 

@@ -82,7 +82,7 @@ describe('SqliteAdviceJobStore', () => {
     await store.claimDelivery(10, 500);
     expect(await store.claimDelivery(20, 600)).toBeUndefined();
     await store.recordDelivery('r1', 'attempt 1: ECONNREFUSED', { state: 'delivering', retryAt: 700 }, 30);
-    expect(await store.nextDueAt()).toBe(700);
+    expect(await store.nextDueAt()).toEqual({ draft: undefined, delivery: 700 });
     expect(await store.claimDelivery(700, 2_000)).toMatchObject({ attempt: 2, firstDeliveryAt: 10 });
   });
 

@@ -45,7 +45,7 @@ describe('loadConfig defaults', () => {
       timeoutMs: 10_000,
       retry: { baseDelayMs: 1_000, maxDelayMs: 3_600_000, horizonMs: 86_400_000 },
     });
-    expect(config.advice).toEqual({ concurrency: 1, draftAttempts: 3, retentionMs: 7 * 86_400_000 });
+    expect(config.advice).toEqual({ concurrency: 1, draftAttempts: 3, timeoutMs: 600_000, retentionMs: 7 * 86_400_000 });
     expect(config.fetch).toEqual({
       allowHosts: [],
       allowLoopback: false,

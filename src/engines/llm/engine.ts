@@ -189,10 +189,9 @@ export class LlamaCppEngine implements LlmEngine {
     signal: AbortSignal,
   ): Promise<{ value: T; stats: GenerationStats }> {
     const startedAt = Date.now();
-    const deadline = request.deadline ?? Infinity;
-    const limitAt = Math.min(deadline, startedAt + this.timeoutMs);
+    const limitAt = request.deadline ?? startedAt + this.timeoutMs;
     const timeoutMessage =
-      deadline <= startedAt + this.timeoutMs
+      request.deadline !== undefined
         ? "the LLM generation did not finish before the request's deadline"
         : `the LLM generation ran longer than LLM_TIMEOUT_MS (${this.timeoutMs} ms)`;
     const maxTokens = Math.max(1, Math.floor(request.maxTokens));

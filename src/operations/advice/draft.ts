@@ -20,12 +20,17 @@ const MAX_CONDENSE_ROUNDS = 4;
  * text cut at sentence boundaries by a fair share. An answer with nothing usable is an error
  * (retried by the job runner), never an empty draft.
  */
-export async function draftAdvice(request: ReportAdviceDraftRequest, llm: LlmCalls): Promise<string> {
+export async function draftAdvice(request: ReportAdviceDraftRequest, llm: LlmCalls, deadline: number): Promise<string> {
   const language = languageOf(request);
   const departments = departmentNames(request);
   const maxTokens = answerTokenBudget(departments);
   const prompt = await fitToContext(request, language, maxTokens, llm);
-  const answer = await llm.generate({ messages: adviceMessages(prompt, language), schema: adviceAnswer(departments), maxTokens });
+  const answer = await llm.generate({
+    messages: adviceMessages(prompt, language),
+    schema: adviceAnswer(departments),
+    maxTokens,
+    deadline,
+  });
   const usable = usableAnswer(answer, language);
   if (!hasAdvice(usable)) {
     throw new GatewayError('engine_failed', `the model's answer held no usable advice in the opinions' language (${language})`);

@@ -49,7 +49,7 @@ export function createAdviceJobs({ config, engines, store, logger, observe }: De
       retentionMs: config.advice.retentionMs,
     },
     {
-      draft: (request, signal) => draftAdvice(request, llmCalls(engines, signal)),
+      draft: (request, signal) => draftAdvice(request, llmCalls(engines, signal), Date.now() + config.advice.timeoutMs),
       processorVersion: () => ({ prompt: ADVICE_PROMPT_VERSION, model: engines.status('llm').model ?? 'unknown' }),
       deliver: async (delivery, signal) => {
         if (callbackUrl === undefined) return { delivered: false, detail: 'CALLBACK_BASE_URL is not set' };

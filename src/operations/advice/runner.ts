@@ -33,6 +33,8 @@ export interface AdviceRunnerHooks {
 
 const IDLE_POLL_MS = 5_000;
 const MIN_POLL_MS = 20;
+/** How often to look again while the LLM is still loading and drafts wait for it. */
+const STARTING_POLL_MS = 500;
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 const DRAFT_RETRY_BASE_MS = 2_000;
 
@@ -114,9 +116,18 @@ export class AdviceJobRunner {
     await this.scheduleWake(now);
   }
 
+  /**
+   * Sleeps until the next job this runner could take falls due. Work it cannot take now (all
+   * draft or delivery slots busy) is picked up when a slot frees, which kicks the runner.
+   */
   private async scheduleWake(now: number): Promise<void> {
     const due = await this.store.nextDueAt();
-    const wait = due === undefined ? IDLE_POLL_MS : Math.min(IDLE_POLL_MS, Math.max(MIN_POLL_MS, due - now));
+    const draftsBlocked = this.drafting >= this.settings.draftConcurrency;
+    const candidates = [
+      draftsBlocked || due.draft === undefined ? undefined : this.hooks.llmStarting() ? now + STARTING_POLL_MS : due.draft,
+      this.delivering >= this.settings.deliveryConcurrency ? undefined : due.delivery,
+    ].filter((at): at is number => at !== undefined);
+    const wait = Math.min(IDLE_POLL_MS, Math.max(MIN_POLL_MS, Math.min(now + IDLE_POLL_MS, ...candidates) - now));
     clearTimeout(this.timer);
     if (!this.closed) this.timer = setTimeout(() => this.kick(), wait).unref();
   }

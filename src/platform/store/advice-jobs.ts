@@ -85,8 +85,8 @@ export interface AdviceJobStore {
    */
   claimDelivery(now: number, leaseUntil: number): Promise<ClaimedDelivery | undefined>;
   recordDelivery(requestId: string, attempt: string, next: DeliveryNext, now: number): Promise<void>;
-  /** When the earliest queued or delivering job falls due; undefined when none waits. */
-  nextDueAt(): Promise<number | undefined>;
+  /** When the earliest queued job and the earliest callback fall due; undefined where none waits. */
+  nextDueAt(): Promise<{ draft: number | undefined; delivery: number | undefined }>;
   find(requestId: string): Promise<AdviceJobView | undefined>;
   countByState(): Promise<Record<AdviceJobState, number>>;
   /** Deletes delivered and dead jobs last changed before `before`; returns how many. */
@@ -155,9 +155,10 @@ export class SqliteAdviceJobStore implements AdviceJobStore {
            callback_json = CASE WHEN @state = 'delivered' THEN NULL ELSE callback_json END
          WHERE request_id = @requestId`,
       ),
-      nextDue: db
-        .prepare<[], number | null>(`SELECT MIN(next_run_at) FROM advice_jobs WHERE state = 'queued' OR state IN ${DELIVERABLE}`)
-        .pluck(),
+      nextDue: db.prepare<[], { draft: number | null; delivery: number | null }>(
+        `SELECT (SELECT MIN(next_run_at) FROM advice_jobs WHERE state = 'queued') AS draft,
+                (SELECT MIN(next_run_at) FROM advice_jobs WHERE state IN ${DELIVERABLE}) AS delivery`,
+      ),
       countByState: db.prepare<[], { state: AdviceJobState; count: number }>(
         'SELECT state, COUNT(*) AS count FROM advice_jobs GROUP BY state',
       ),
@@ -262,8 +263,9 @@ export class SqliteAdviceJobStore implements AdviceJobStore {
     this.transactions.recordDelivery(requestId, attempt, next, now);
   }
 
-  async nextDueAt(): Promise<number | undefined> {
-    return this.statements.nextDue.get() ?? undefined;
+  async nextDueAt(): Promise<{ draft: number | undefined; delivery: number | undefined }> {
+    const { draft, delivery } = this.statements.nextDue.get()!;
+    return { draft: draft ?? undefined, delivery: delivery ?? undefined };
   }
 
   async find(requestId: string): Promise<AdviceJobView | undefined> {
