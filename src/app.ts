@@ -95,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     engines,
     stores,
     fetcher: options.fetcher ?? createSafeFetcher(config.fetch),
+    documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels },
   });
 
   const sweeper = setInterval(() => {

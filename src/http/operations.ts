@@ -5,6 +5,7 @@ import { GatewayError } from '../errors.js';
 import type { OperationContext, OperationHandler } from '../operations/context.js';
 import { transcribeRecording } from '../operations/asr/transcribe.js';
 import { notBuiltYet } from '../operations/not-built.js';
+import { caseOcr } from '../operations/ocr/case-ocr.js';
 import { processSpeech } from '../operations/speech/process-speech.js';
 import { clientAbortSignal } from './client-signal.js';
 
@@ -62,7 +63,7 @@ export function registerOperationRoutes(app: FastifyInstance, dependencies: Depe
   registerOperation(app, OPERATIONS.speech, processSpeech, dependencies);
   registerOperation(app, OPERATIONS.advice, notBuiltYet('report-advice-draft', ['llm']), dependencies);
   registerOperation(app, OPERATIONS.caseFiles, notBuiltYet('case-file-process', ['ocr']), dependencies);
-  registerOperation(app, OPERATIONS.caseOcr, notBuiltYet('case-ocr', ['ocr']), dependencies);
+  registerOperation(app, OPERATIONS.caseOcr, caseOcr, dependencies);
   registerOperation(app, OPERATIONS.asr, transcribeRecording, dependencies);
 }
 

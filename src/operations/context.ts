@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { DocumentLimits } from '../engines/documents/index.js';
 import type { Engines } from '../engines/registry.js';
 import type { SafeFetcher } from '../platform/fetch/index.js';
 import type { Stores } from '../platform/store/index.js';
@@ -8,6 +9,8 @@ export interface OperationContext {
   engines: Engines;
   fetcher: SafeFetcher;
   stores: Stores;
+  /** Pages per file and pixels per page that document operations accept. */
+  documentLimits: DocumentLimits;
   /** Fires when the client disconnects; pass it to every fetch and engine call. */
   signal: AbortSignal;
   log: FastifyBaseLogger;

@@ -73,6 +73,8 @@ async function spawnGateway(env: Record<string, string> = {}): Promise<Gateway> 
       API_TOKENS: '',
       LLM_MODEL: '',
       ASR_MODEL: '',
+      // The OCR engine needs no model file; its own tests start it (test/http/case-ocr.test.ts).
+      OCR_ENGINE: 'off',
       PUBLIC_BASE_URL: '',
       CALLBACK_BASE_URL: '',
       CALLBACK_SECRET: '',

@@ -1,6 +1,7 @@
 import type { SpeechProcessRequest, SpeechProcessResponse } from '../../contract/speech.js';
 import type { LlmJsonRequest } from '../../engines/types.js';
 import { GatewayError } from '../../errors.js';
+import { runAtMost } from '../../platform/concurrency.js';
 import type { OperationContext } from '../context.js';
 import { speechArtifactKey, type ProcessorVersion } from './artifact.js';
 import { locateQuote, normalizeForMatching, saysMoreThanName, type Span } from './evidence.js';
@@ -93,23 +94,6 @@ function llmCalls(context: OperationContext) {
         tokens: await Promise.all(texts.map((text) => engine.countTokens(text, signal))),
       })),
   };
-}
-
-/**
- * Runs tasks with at most `limit` in flight, results in task order. One long request queues its
- * calls gradually instead of filling the LLM queue (and being refused as overloaded by it).
- */
-async function runAtMost<T>(limit: number, tasks: ReadonlyArray<() => Promise<T>>): Promise<T[]> {
-  const results: T[] = new Array<T>(tasks.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < tasks.length) {
-      const index = next++;
-      results[index] = await tasks[index]!();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
-  return results;
 }
 
 function chunk<T>(items: readonly T[], size: number): T[][] {

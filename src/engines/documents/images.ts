@@ -1,0 +1,105 @@
+/**
+ * Images to OCR-ready pages with sharp: EXIF orientation applied, grey, contrast stretched,
+ * small scans upscaled (tesseract wants text ~20–30 px high) and huge ones capped.
+ * Multi-page TIFFs give one page each. BMP, which libvips cannot read, is decoded with bmp-js.
+ */
+import decodeBmp from 'bmp-js';
+import sharp, { type Sharp } from 'sharp';
+import { GatewayError } from '../../errors.js';
+import type { DocumentLimits, OpenedDocument } from './types.js';
+
+/** Pages whose longest side is below this are upscaled (at most 3×, to 1500 px). */
+const SMALL_SIDE = 1000;
+const UPSCALE_TARGET = 1500;
+const MAX_UPSCALE = 3;
+/** Longer sides are scaled down to this: more pixels slow tesseract without reading better. */
+const MAX_SIDE = 3500;
+
+export function undecodable(what: string, cause?: unknown): GatewayError {
+  return new GatewayError('invalid_request', `${what} could not be decoded (corrupt or truncated)`, { cause });
+}
+
+export function tooManyPixels(limits: DocumentLimits, pixels?: number): GatewayError {
+  const count = pixels === undefined ? 'more pixels' : `${pixels} pixels, more`;
+  return new GatewayError('payload_too_large', `a page has ${count} than the ${limits.maxPagePixels} allowed (OCR_MAX_PAGE_PIXELS)`);
+}
+
+export function tooManyPages(pages: number, limits: DocumentLimits): GatewayError {
+  return new GatewayError('payload_too_large', `the file has ${pages} pages, more than the ${limits.maxPages} allowed (OCR_MAX_PAGES)`);
+}
+
+/** Upright greyscale PNG of one page, sized for OCR. */
+export async function normalizePage(page: Sharp, longestSide: number): Promise<Buffer> {
+  const scale = longestSide < SMALL_SIDE ? Math.min(MAX_UPSCALE, UPSCALE_TARGET / longestSide) : Math.min(1, MAX_SIDE / longestSide);
+  const target = Math.round(longestSide * scale);
+  const resized = scale === 1 ? page : page.resize(target, target, { fit: 'inside', kernel: 'lanczos3' });
+  return resized.rotate().greyscale().normalise().png({ compressionLevel: 1 }).toBuffer();
+}
+
+/** BMP width × height from its header, without decoding. */
+function bmpPixels(bytes: Buffer): number {
+  return Math.abs(bytes.readInt32LE(18)) * Math.abs(bytes.readInt32LE(22));
+}
+
+function bmpToSharp(bytes: Buffer): { image: Sharp; longestSide: number } {
+  const bmp = decodeBmp.decode(bytes);
+  const rgb = Buffer.alloc(bmp.width * bmp.height * 3);
+  for (let pixel = 0; pixel < bmp.width * bmp.height; pixel++) {
+    // bmp-js gives ABGR
+    rgb[pixel * 3] = bmp.data[pixel * 4 + 3]!;
+    rgb[pixel * 3 + 1] = bmp.data[pixel * 4 + 2]!;
+    rgb[pixel * 3 + 2] = bmp.data[pixel * 4 + 1]!;
+  }
+  const image = sharp(rgb, { raw: { width: bmp.width, height: bmp.height, channels: 3 } });
+  return { image, longestSide: Math.max(bmp.width, bmp.height) };
+}
+
+function openBmp(bytes: Buffer, limits: DocumentLimits): OpenedDocument {
+  if (bytes.length < 26) throw undecodable('the BMP image');
+  const pixels = bmpPixels(bytes);
+  if (pixels > limits.maxPagePixels) throw tooManyPixels(limits, pixels);
+  return {
+    pageCount: 1,
+    page: async () => {
+      let decoded: ReturnType<typeof bmpToSharp>;
+      try {
+        decoded = bmpToSharp(bytes);
+      } catch (error) {
+        throw undecodable('the BMP image', error);
+      }
+      return { kind: 'image', image: await normalizePage(decoded.image, decoded.longestSide) };
+    },
+    close: async () => {},
+  };
+}
+
+const isPixelLimit = (error: unknown) => error instanceof Error && /pixel limit/i.test(error.message);
+
+export async function openImage(bytes: Buffer, mediaType: string, limits: DocumentLimits): Promise<OpenedDocument> {
+  if (mediaType === 'image/bmp') return openBmp(bytes, limits);
+  const decode = (page: number) => sharp(bytes, { page, limitInputPixels: limits.maxPagePixels, failOn: 'error' });
+  let metadata: sharp.Metadata;
+  try {
+    metadata = await decode(0).metadata();
+  } catch (error) {
+    throw undecodable('the image', error);
+  }
+  const pageCount = metadata.pages ?? 1;
+  if (pageCount > limits.maxPages) throw tooManyPages(pageCount, limits);
+  return {
+    pageCount,
+    page: async (index) => {
+      try {
+        const page = decode(index);
+        const { width = 0, height = 0 } = await page.metadata();
+        if (width * height > limits.maxPagePixels) throw tooManyPixels(limits, width * height);
+        return { kind: 'image', image: await normalizePage(page, Math.max(width, height)) };
+      } catch (error) {
+        if (error instanceof GatewayError) throw error;
+        if (isPixelLimit(error)) throw tooManyPixels(limits);
+        throw undecodable(`page ${index + 1} of the image`, error);
+      }
+    },
+    close: async () => {},
+  };
+}
