@@ -33,7 +33,14 @@ export async function normalizePage(page: Sharp, longestSide: number): Promise<B
   const scale = longestSide < SMALL_SIDE ? Math.min(MAX_UPSCALE, UPSCALE_TARGET / longestSide) : Math.min(1, MAX_SIDE / longestSide);
   const target = Math.round(longestSide * scale);
   const resized = scale === 1 ? page : page.resize(target, target, { fit: 'inside', kernel: 'lanczos3' });
-  return resized.rotate().greyscale().normalise().png({ compressionLevel: 1 }).toBuffer();
+  return resized
+    .rotate()
+    .flatten({ background: 'white' })
+    .greyscale()
+    .normalise()
+    .toColourspace('b-w')
+    .png({ compressionLevel: 1 })
+    .toBuffer();
 }
 
 /** BMP width × height from its header, without decoding. */
@@ -73,7 +80,12 @@ function openBmp(bytes: Buffer, limits: DocumentLimits): OpenedDocument {
   };
 }
 
-const isPixelLimit = (error: unknown) => error instanceof Error && /pixel limit/i.test(error.message);
+/** sharp's refusal of a page over limitInputPixels is a bomb, anything else a broken file. */
+function decodeFailure(error: unknown, what: string, limits: DocumentLimits): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (error instanceof Error && /pixel limit/i.test(error.message)) return tooManyPixels(limits);
+  return undecodable(what, error);
+}
 
 export async function openImage(bytes: Buffer, mediaType: string, limits: DocumentLimits): Promise<OpenedDocument> {
   if (mediaType === 'image/bmp') return openBmp(bytes, limits);
@@ -82,7 +94,7 @@ export async function openImage(bytes: Buffer, mediaType: string, limits: Docume
   try {
     metadata = await decode(0).metadata();
   } catch (error) {
-    throw undecodable('the image', error);
+    throw decodeFailure(error, 'the image', limits);
   }
   const pageCount = metadata.pages ?? 1;
   if (pageCount > limits.maxPages) throw tooManyPages(pageCount, limits);
@@ -95,9 +107,7 @@ export async function openImage(bytes: Buffer, mediaType: string, limits: Docume
         if (width * height > limits.maxPagePixels) throw tooManyPixels(limits, width * height);
         return { kind: 'image', image: await normalizePage(page, Math.max(width, height)) };
       } catch (error) {
-        if (error instanceof GatewayError) throw error;
-        if (isPixelLimit(error)) throw tooManyPixels(limits);
-        throw undecodable(`page ${index + 1} of the image`, error);
+        throw decodeFailure(error, `page ${index + 1} of the image`, limits);
       }
     },
     close: async () => {},

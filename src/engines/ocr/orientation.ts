@@ -23,14 +23,17 @@ const TURNS: readonly Rotation[] = [90, 180, 270];
 export async function readUpright(image: Buffer, read: ReadTurned): Promise<OcrPage> {
   const asIs = await read(image, 0);
   if (asIs.confidence >= UPRIGHT_CONFIDENCE) return asIs;
-  const probe = await sharp(image).resize(PROBE_SIDE, PROBE_SIDE, { fit: 'inside', withoutEnlargement: true }).png().toBuffer();
-  const baseline = (await read(probe, 0)).confidence;
-  let best: { rotation: Rotation; confidence: number } = { rotation: 0, confidence: baseline };
+  const { width = 0, height = 0 } = await sharp(image).metadata();
+  // A page no larger than the probe is its own probe: its readings are final.
+  const small = Math.max(width, height) <= PROBE_SIDE;
+  const probe = small ? image : await sharp(image).resize(PROBE_SIDE, PROBE_SIDE, { fit: 'inside' }).png().toBuffer();
+  const baseline = small ? asIs.confidence : (await read(probe, 0)).confidence;
+  let best: { rotation: Rotation; reading?: OcrPage; confidence: number } = { rotation: 0, confidence: baseline };
   for (const rotation of TURNS) {
-    const { confidence } = await read(probe, rotation);
-    if (confidence > best.confidence) best = { rotation, confidence };
+    const reading = await read(probe, rotation);
+    if (reading.confidence > best.confidence) best = { rotation, reading, confidence: reading.confidence };
   }
   if (best.rotation === 0 || best.confidence < baseline + TURN_MARGIN) return asIs;
-  const turned = await read(image, best.rotation);
+  const turned = small && best.reading ? best.reading : await read(image, best.rotation);
   return turned.confidence > asIs.confidence ? turned : asIs;
 }
