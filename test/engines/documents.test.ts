@@ -36,7 +36,7 @@ describe('document pages', () => {
       const { default: sharp } = await import('sharp');
       const meta = await sharp(page.image).metadata();
       expect(meta.channels).toBe(1);
-      expect(Math.max(meta.width!, meta.height!)).toBeGreaterThanOrEqual(1000);
+      expect(Math.max(meta.width!, meta.height!)).toBeGreaterThanOrEqual(2000);
     },
   );
 

@@ -90,11 +90,15 @@ describe('stage', () => {
     ['cT2aN2M0', 'cT2aN2M0'],
     ['pT3 N1 M0', 'pT3N1M0'],
     ['TisN0M0', 'TisN0M0'],
+    ['病理分期: 1IB 期', 'IIB'],
+    ['分期：l期', 'I'],
+    ['病理分期: INIA 期 T2N2M0)', 'T2N2M0'],
+    ['分期：3期', 'III'],
   ])('%s → %s', (text, stage) => {
     expect(extractStage(text)).toBe(stage);
   });
 
-  it.each([['分期：待定'], ['第1批临床试验'], ['IT部门'], ['T2加权像'], ['白细胞计数 4.00~10.00']])(
+  it.each([['分期：待定'], ['第1批临床试验'], ['IT部门'], ['T2加权像'], ['白细胞计数 4.00~10.00'], ['编号 1IB 期']])(
     '%s → null',
     (text) => {
       expect(extractStage(text)).toBeNull();

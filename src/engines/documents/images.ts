@@ -1,6 +1,6 @@
 /**
  * Images to OCR-ready pages with sharp: EXIF orientation applied, grey, contrast stretched,
- * small scans upscaled (tesseract wants text ~20–30 px high) and huge ones capped.
+ * small scans upscaled (tesseract reads small text better larger) and huge ones capped.
  * Multi-page TIFFs give one page each. BMP, which libvips cannot read, is decoded with bmp-js.
  */
 import decodeBmp from 'bmp-js';
@@ -8,9 +8,13 @@ import sharp, { type Sharp } from 'sharp';
 import { GatewayError } from '../../errors.js';
 import type { DocumentLimits, OpenedDocument } from './types.js';
 
-/** Pages whose longest side is below this are upscaled (at most 3×, to 1500 px). */
-const SMALL_SIDE = 1000;
-const UPSCALE_TARGET = 1500;
+/**
+ * Pages whose longest side is below this are upscaled to it (at most 3×). Measured on the
+ * fixtures: CER 4.9% at 1000 px, 3.9% at 1500, 1.9% at 2000, with no slower reading; the
+ * blood-test photo reads 5 of 12 key strings at 1920 px against 3 at its own 1280.
+ */
+const SMALL_SIDE = 2000;
+const UPSCALE_TARGET = 2000;
 const MAX_UPSCALE = 3;
 /** Longer sides are scaled down to this: more pixels slow tesseract without reading better. */
 const MAX_SIDE = 3500;

@@ -16,6 +16,12 @@ import { languagesVersion, linkLanguages, locateLanguages, type LanguageFiles } 
 
 export type OcrSettings = Config['ocr'];
 
+/**
+ * Pages arrive sized for ~300 DPI (documents/images.ts); saying so stops tesseract guessing the
+ * resolution from missing metadata and printing warnings to stdout, and its debug lines go nowhere.
+ */
+const TESSERACT_PARAMETERS = { user_defined_dpi: '300', debug_file: '/dev/null' };
+
 export class TesseractOcrEngine implements OcrEngine {
   readonly name = 'ocr' as const;
   private state: EngineState = 'starting';
@@ -46,13 +52,16 @@ export class TesseractOcrEngine implements OcrEngine {
       this.removeLangPath = remove;
       const langs = [...this.languages.files.keys()];
       this.pool = new WorkerPool(
-        () =>
-          createWorker(langs, OEM.LSTM_ONLY, {
+        async () => {
+          const worker = await createWorker(langs, OEM.LSTM_ONLY, {
             langPath,
             gzip: false,
             cacheMethod: 'none',
             errorHandler: (error: unknown) => this.logger?.warn({ err: describe(error) }, 'OCR worker error'),
-          }),
+          });
+          await worker.setParameters(TESSERACT_PARAMETERS);
+          return worker;
+        },
         this.settings.workers,
         this.settings.workerMaxJobs,
       );

@@ -111,17 +111,25 @@ export function extractCancerType(text: string): string | null {
   return vocabularyTerm(text);
 }
 
-const ROMAN: Record<string, string> = { Ⅰ: 'I', Ⅱ: 'II', Ⅲ: 'III', Ⅳ: 'IV', '1': 'I', '2': 'II', '3': 'III', '4': 'IV' };
-const STAGE_VALUE = '(IV|III|II|I|Ⅳ|Ⅲ|Ⅱ|Ⅰ|[1-4])\\s*([ABCabc]?)';
+const ROMAN: Record<string, string> = { Ⅰ: 'I', Ⅱ: 'II', Ⅲ: 'III', Ⅳ: 'IV', '2': 'II', '3': 'III', '4': 'IV' };
+/**
+ * After a 分期/Stage label, OCR reads the bars of a Roman numeral as I, l, 1 or | ("1IB" for
+ * IIB): up to three of them (and a V) count as I. Without a label only true numerals count.
+ */
+const STAGE_VALUE = '(IV|[Il1|]{1,3}V?|V|Ⅳ|Ⅲ|Ⅱ|Ⅰ|[2-4])\\s*([ABCabc]?)';
 const STAGE_PATTERNS = [
-  new RegExp(`(?:分\\s*期|Stage)${SEP}${STAGE_VALUE}(?![A-Za-z])`, 'iu'),
-  new RegExp(`(?<![A-Za-z])(IV|III|II|I|Ⅳ|Ⅲ|Ⅱ|Ⅰ)\\s*([ABCabc]?)\\s*期`, 'u'),
+  new RegExp(`(?:分\\s*期|Stage)${SEP}${STAGE_VALUE}(?![A-Za-z0-9])`, 'iu'),
+  new RegExp(`(?<![A-Za-z0-9])(IV|III|II|I|Ⅳ|Ⅲ|Ⅱ|Ⅰ)\\s*([ABCabc]?)\\s*期`, 'u'),
 ];
+
+function romanStage(numeral: string): string {
+  return ROMAN[numeral] ?? numeral.replace(/[l1|]/g, 'I');
+}
 const TNM = /(?<![A-Za-z])([cpy]{0,2})T([0-4]|is|x|X)([a-d]?)\s*N([0-3]|x|X)([a-c]?)\s*M([01]|x|X)([a-c]?)(?![A-Za-z0-9])/u;
 
 export function extractStage(text: string): string | null {
   const stage = firstMatch(text, STAGE_PATTERNS);
-  if (stage) return (ROMAN[stage[1]!] ?? stage[1]!) + stage[2]!.toUpperCase();
+  if (stage) return romanStage(stage[1]!) + stage[2]!.toUpperCase();
   const tnm = TNM.exec(text);
   return tnm ? tnm[0].replace(/\s+/g, '') : null;
 }
