@@ -22,15 +22,35 @@ const PAGES = ['report1.png', 'report2.png', 'report3.png', 'report1-noisy.jpg']
 interface Side {
   pagesPerMinute: number;
   meanCer: number;
+  /** Per distinct page: its CER and its median latency over the rounds. */
+  perPage: Map<string, { cer: number; ms: number }>;
 }
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function measure(pages: string[], concurrency: number, read: (path: string) => Promise<string>): Promise<Side> {
   const truth = groundTruth();
   const started = performance.now();
-  const texts = await runAtMost(concurrency, pages.map((page) => () => read(join(OCR_FIXTURES, page))));
+  const results = await runAtMost(
+    concurrency,
+    pages.map((page) => async () => {
+      const pageStarted = performance.now();
+      const text = await read(join(OCR_FIXTURES, page));
+      return { page, ms: performance.now() - pageStarted, cer: characterErrorRate(text, truth[page]!.text) };
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
-  const cers = texts.map((text, i) => characterErrorRate(text, truth[pages[i]!]!.text));
-  return { pagesPerMinute: (pages.length / seconds) * 60, meanCer: cers.reduce((a, b) => a + b, 0) / cers.length };
+  const perPage = new Map(
+    PAGES.map((page) => {
+      const mine = results.filter((r) => r.page === page);
+      return [page, { cer: mine[0]!.cer, ms: median(mine.map((r) => r.ms)) }];
+    }),
+  );
+  return {
+    pagesPerMinute: (pages.length / seconds) * 60,
+    meanCer: results.reduce((sum, r) => sum + r.cer, 0) / results.length,
+    perPage,
+  };
 }
 
 async function nativeTesseract(path: string, langs: string): Promise<string> {
@@ -55,6 +75,13 @@ async function main(): Promise<void> {
     await gateway.caseOcr([join(OCR_FIXTURES, PAGES[0]!)]); // warm-up
     const viaGateway = await measure(pages, workers, async (path) => (await gateway.caseOcr([path])).body.ocr_results[0]!.ocr_result);
     const native = await measure(pages, workers, (path) => nativeTesseract(path, langs));
+    console.log('page'.padEnd(20), 'gateway ms'.padStart(11), 'native ms'.padStart(10), 'gateway CER'.padStart(12), 'native CER'.padStart(11));
+    for (const page of PAGES) {
+      const g = viaGateway.perPage.get(page)!;
+      const n = native.perPage.get(page)!;
+      console.log(page.padEnd(20), g.ms.toFixed(0).padStart(11), n.ms.toFixed(0).padStart(10), pct(g.cer).padStart(12), pct(n.cer).padStart(11));
+    }
+    console.log();
     console.log('side'.padEnd(10), 'pages/min'.padStart(10), 'mean CER'.padStart(10));
     for (const [name, side] of [['gateway', viaGateway], ['native', native]] as const) {
       console.log(name.padEnd(10), side.pagesPerMinute.toFixed(1).padStart(10), pct(side.meanCer).padStart(10));

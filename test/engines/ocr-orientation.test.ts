@@ -28,7 +28,7 @@ describe('reading pages upright', () => {
     const { read, reads } = reader({ 0: 20, 90: 10, 180: 80, 270: 30 });
     const result = await readUpright(await page(800), read);
     expect(result).toMatchObject({ rotation: 180, confidence: 80 });
-    expect(reads.map((r) => r.rotation)).toEqual([0, 90, 180, 270]);
+    expect(reads.map((r) => r.rotation)).toEqual([0, 0, 90, 180, 270]);
   });
 
   it('probes a large page downscaled, then reads the winning turn at full size', async () => {
@@ -37,11 +37,28 @@ describe('reading pages upright', () => {
     expect(result.rotation).toBe(90);
     expect(reads.map((r) => [r.rotation, r.width])).toEqual([
       [0, 2400],
+      [0, 2400],
       [90, 1000],
       [180, 1000],
       [270, 1000],
       [90, 2400],
     ]);
+  });
+
+  it('takes the denoised reading when it is good, without trying turns', async () => {
+    const confidences = [22, 60];
+    let calls = 0;
+    const result = await readUpright(await page(800), async (_image, rotation) => ({
+      text: '',
+      words: [],
+      width: 800,
+      height: 100,
+      confidence: confidences[calls++]!,
+      rotation,
+      deskewRadians: 0,
+    }));
+    expect(result.confidence).toBe(60);
+    expect(calls).toBe(2);
   });
 
   it('keeps the page as it comes when no turn is clearly better', async () => {
