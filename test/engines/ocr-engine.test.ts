@@ -1,8 +1,13 @@
 import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createOcrEngine, TesseractOcrEngine } from '../../src/engines/ocr/index.js';
+import { traineddataProblem } from '../../src/engines/ocr/traineddata.js';
 import { createEngines } from '../../src/engines/registry.js';
 import { readFixture } from '../helpers/ocr-fixtures.js';
 
@@ -27,6 +32,29 @@ describe('the tesseract.js OCR engine', () => {
     expect(missing).toEqual({ reason: 'traineddata for klingon not found from the npm package @tesseract.js-data/klingon' });
     const status = createEngines(loadConfig({ OCR_LANGS: 'klingon', OCR_TESSDATA_DIR: '/nonexistent' })).ocr.status();
     expect(status).toMatchObject({ state: 'unavailable', configured: true, reason: expect.stringContaining('OCR_TESSDATA_DIR') });
+  });
+
+  it('fails with the reason, and the process lives on, when a traineddata file is broken', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tessdata-test-'));
+    try {
+      const eng = gunzipSync(await readFile('node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz'));
+      await writeFile(join(dir, 'eng.traineddata'), eng.subarray(0, eng.length / 2));
+      await writeFile(join(dir, 'noise.traineddata'), Buffer.alloc(4096, 7));
+      // A legacy-only file: one entry (the unicharset at 196), no LSTM model.
+      const legacy = Buffer.alloc(300, 0);
+      legacy.writeInt32LE(24, 0);
+      for (let entry = 0; entry < 24; entry++) legacy.writeBigInt64LE(entry === 0 ? 196n : -1n, 4 + 8 * entry);
+      await writeFile(join(dir, 'osd.traineddata'), legacy);
+      expect(await traineddataProblem(join(dir, 'eng.traineddata'))).toMatch(/truncated or corrupt/);
+      expect(await traineddataProblem(join(dir, 'noise.traineddata'))).toMatch(/no traineddata header/);
+      expect(await traineddataProblem(join(dir, 'osd.traineddata'))).toMatch(/no LSTM model/);
+      const engine = createOcrEngine(loadConfig({ OCR_LANGS: 'eng', OCR_TESSDATA_DIR: dir }).ocr);
+      if (!(engine instanceof TesseractOcrEngine)) throw new Error(engine.reason);
+      await engine.start();
+      expect(engine.status()).toMatchObject({ state: 'failed', reason: expect.stringMatching(/^traineddata for eng .* truncated or corrupt/) });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads a line with word boxes inside the image, and reports its traineddata', async () => {

@@ -12,7 +12,7 @@ import type { EngineState, EngineStatus, OcrEngine, OcrPage } from '../types.js'
 import { pageFromBlocks, type TesseractBlock } from './layout.js';
 import { readUpright, type Rotation } from './orientation.js';
 import { WorkerPool } from './pool.js';
-import { languagesVersion, linkLanguages, locateLanguages, type LanguageFiles } from './traineddata.js';
+import { languagesProblem, languagesVersion, linkLanguages, locateLanguages, type LanguageFiles } from './traineddata.js';
 
 export type OcrSettings = Config['ocr'];
 
@@ -47,6 +47,13 @@ export class TesseractOcrEngine implements OcrEngine {
   }
 
   async start(): Promise<void> {
+    const problem = await languagesProblem(this.languages);
+    if (problem) {
+      this.state = 'failed';
+      this.reason = problem;
+      this.logger?.error({ engine: 'ocr', reason: problem }, 'OCR engine failed');
+      return;
+    }
     try {
       const { langPath, remove } = await linkLanguages(this.languages);
       this.removeLangPath = remove;
