@@ -15,23 +15,39 @@ import { REFINE_MAX_TOKENS, mergeRefined, refineMessages, refinedAnswer } from '
 
 /** Files with more pages than this log their progress. */
 const PROGRESS_LOG_PAGES = 4;
+/**
+ * Files read at once: one is fetched and decoded while another's pages are OCRed, and several
+ * one-page files keep every worker busy. Each file keeps at most OCR_MAX_RUNNING pages in flight,
+ * so one request queues at most twice that in the OCR limiter.
+ */
+const FILES_IN_FLIGHT = 2;
 
 export async function caseOcr(request: CaseOcrRequest, context: OperationContext): Promise<CaseOcrResponse> {
   context.engines.requireReady('ocr');
-  const ocr_results: CaseOcrResponse['ocr_results'] = [];
-  for (const file of request.files) {
-    const text = await namingFile(file, () => readFile(file, context));
-    ocr_results.push({ upload_file_id: file.upload_file_id, ocr_result: text });
-  }
+  // The first bad file fails the request: the other files' pages stop too.
+  const failed = new AbortController();
+  const reading = { ...context, signal: AbortSignal.any([context.signal, failed.signal]) };
+  const texts = await runAtMost(
+    FILES_IN_FLIGHT,
+    request.files.map((file) => () => namingFile(file, reading, () => readFile(file, reading))),
+  ).catch((error: unknown) => {
+    failed.abort(error);
+    throw error;
+  });
+  const ocr_results = request.files.map((file, index) => ({ upload_file_id: file.upload_file_id, ocr_result: texts[index]! }));
   const allText = ocr_results.map((result) => result.ocr_result).join('\n');
   return { request_id: request.request_id, patient_info: await patientInfo(allText, context), ocr_results };
 }
 
-async function namingFile<T>(file: FileReference, work: () => Promise<T>): Promise<T> {
+/** Any failure of a file names its upload_file_id; an unexpected one becomes `internal`. */
+async function namingFile<T>(file: FileReference, context: OperationContext, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (!isGatewayError(error)) throw error;
+    if (context.signal.aborted) throw error;
+    if (!isGatewayError(error)) {
+      throw new GatewayError('internal', `file ${file.upload_file_id}: reading it failed unexpectedly`, { cause: error });
+    }
     const message = error.message.startsWith(`file ${file.upload_file_id}`) ? error.message : `file ${file.upload_file_id}: ${error.message}`;
     throw new GatewayError(error.kind, message, {
       retryable: error.retryable,
