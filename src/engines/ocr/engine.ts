@@ -82,7 +82,7 @@ export class TesseractOcrEngine implements OcrEngine {
       this.state = 'failed';
       this.reason = `OCR workers failed to start: ${describe(error)}`;
       this.logger?.error({ engine: 'ocr', reason: this.reason }, 'OCR engine failed');
-      await this.pool?.close();
+      await this.close();
       throw error;
     }
   }
