@@ -106,6 +106,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     stores,
     adviceJobs,
     fetcher: options.fetcher ?? createSafeFetcher(config.fetch),
+    documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels },
   });
 
   const sweeper = setInterval(() => {

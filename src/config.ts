@@ -65,7 +65,17 @@ const envSchema = z.object({
   LLM_MAX_RUNNING: positiveInt.optional(),
   LLM_MAX_QUEUED: nonNegativeInt.default(32),
   LLM_QUEUE_TIMEOUT_MS: positiveInt.default(120_000),
-  ...limiterVars('OCR', { running: 2, queued: 64, queueTimeoutMs: 120_000 }),
+  OCR_ENGINE: z.enum(['tesseract', 'off']).default('tesseract'),
+  OCR_WORKERS: positiveInt.optional(),
+  OCR_LANGS: z.string().regex(/^[a-z_]+(\+[a-z_]+)*$/, 'must look like chi_sim+eng').default('chi_sim+eng'),
+  OCR_TESSDATA_DIR: z.string().min(1).optional(),
+  OCR_WORKER_MAX_JOBS: positiveInt.default(200),
+  OCR_START_TIMEOUT_MS: positiveInt.default(60_000),
+  OCR_MAX_PAGES: positiveInt.default(100),
+  OCR_MAX_PAGE_PIXELS: positiveInt.default(50_000_000),
+  OCR_MAX_RUNNING: positiveInt.optional(),
+  OCR_MAX_QUEUED: nonNegativeInt.default(64),
+  OCR_QUEUE_TIMEOUT_MS: positiveInt.default(120_000),
   ...limiterVars('ASR', { running: 1, queued: 16, queueTimeoutMs: 300_000 }),
 });
 
@@ -126,6 +136,23 @@ export interface Config {
     /** Longest a single generation may run. */
     timeoutMs: number;
   };
+  ocr: {
+    /** 'off' leaves the OCR engine unavailable (tests that do not need it, hosts without OCR). */
+    engine: 'tesseract' | 'off';
+    /** tesseract.js workers, each one WASM instance on one core. */
+    workers: number;
+    /** Traineddata names, e.g. ['chi_sim', 'eng']. */
+    langs: string[];
+    /** Directory with <lang>.traineddata(.gz); defaults to the @tesseract.js-data npm packages. */
+    tessdataDir: string | undefined;
+    /** A worker is replaced after this many pages, which bounds its WASM heap. */
+    workerMaxJobs: number;
+    startTimeoutMs: number;
+    /** Per file. */
+    maxPages: number;
+    /** Decoded pixels per page (image or rendered PDF page): decompression bombs stop here. */
+    maxPagePixels: number;
+  };
   asrModel: string | undefined;
   limits: { llm: LimiterSettings; ocr: LimiterSettings; asr: LimiterSettings };
 }
@@ -175,6 +202,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const env = parseEnv(envSchema, source);
   // The limiter runs as many LLM calls as the model has sequences, unless told otherwise.
   const llmMaxRunning = env.LLM_MAX_RUNNING ?? env.LLM_PARALLEL;
+  const ocrWorkers = env.OCR_WORKERS ?? availableParallelism();
   return {
     host: env.HOST,
     port: env.PORT,
@@ -219,10 +247,21 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       contextSize: env.LLM_CONTEXT_SIZE,
       timeoutMs: env.LLM_TIMEOUT_MS,
     },
+    ocr: {
+      engine: env.OCR_ENGINE,
+      workers: ocrWorkers,
+      langs: env.OCR_LANGS.split('+'),
+      tessdataDir: env.OCR_TESSDATA_DIR,
+      workerMaxJobs: env.OCR_WORKER_MAX_JOBS,
+      startTimeoutMs: env.OCR_START_TIMEOUT_MS,
+      maxPages: env.OCR_MAX_PAGES,
+      maxPagePixels: env.OCR_MAX_PAGE_PIXELS,
+    },
     asrModel: env.ASR_MODEL,
     limits: {
       llm: { ...limiter(env, 'LLM'), maxRunning: llmMaxRunning },
-      ocr: limiter(env, 'OCR'),
+      // Pages run at once match the worker pool, unless told otherwise.
+      ocr: { ...limiter(env, 'OCR'), maxRunning: env.OCR_MAX_RUNNING ?? ocrWorkers },
       asr: limiter(env, 'ASR'),
     },
   };

@@ -29,12 +29,21 @@ const recognized = z.string().nullable().optional();
 
 export const caseOcrResponse = z.object({
   request_id: z.string(),
-  patient_info: z.object({
-    name: recognized,
-    age: recognized.meta({ description: 'Age as a string' }),
-    cancer_type: recognized,
-    stage: recognized,
-  }),
-  ocr_results: z.array(z.object({ upload_file_id: z.number().int(), ocr_result: z.string() })),
+  patient_info: z
+    .object({
+      name: recognized.meta({ description: "Patient name as written after its label (姓名/患者/Name)" }),
+      age: recognized.meta({ description: 'Age in whole years as a string of digits: "56" for 年龄：56岁; null when given in months or days' }),
+      cancer_type: recognized.meta({ description: 'Cancer type from the diagnosis, e.g. 肺腺癌, 乳腺癌' }),
+      stage: recognized.meta({ description: 'Stage as "IIIA" (Roman, no 期) or TNM as written without spaces, e.g. "pT2N1M0"' }),
+    })
+    .meta({ description: 'Read from all files together; a field found nowhere, or not certain, is null (never guessed)' }),
+  ocr_results: z
+    .array(
+      z.object({
+        upload_file_id: z.number().int(),
+        ocr_result: z.string().meta({ description: 'Text in reading order: lines joined by newlines, pages of a file too; no spaces between Chinese characters' }),
+      }),
+    )
+    .meta({ description: 'One result per requested file, in request order' }),
 });
 export type CaseOcrResponse = z.infer<typeof caseOcrResponse>;

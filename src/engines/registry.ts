@@ -5,7 +5,8 @@ import { GatewayError } from '../errors.js';
 import type { Limiter } from '../platform/limiter.js';
 import type { Logger } from '../platform/logger.js';
 import { createLlmEngine } from './llm/index.js';
-import type { EngineName, EngineSet, EngineStatus } from './types.js';
+import { createOcrEngine, TesseractOcrEngine } from './ocr/index.js';
+import type { EngineName, EngineSet, EngineStatus, OcrEngine } from './types.js';
 import { unavailableEngine } from './unavailable.js';
 
 export const ENGINE_NAMES: readonly EngineName[] = ['llm', 'ocr', 'asr'];
@@ -69,6 +70,12 @@ function locateModel(config: Config, variable: string, file: string | undefined)
   return { path };
 }
 
+function ocrEngine(config: Config, logger?: Logger): OcrEngine {
+  if (config.ocr.engine === 'off') return unavailableEngine('ocr', 'OCR_ENGINE is off', false);
+  const engine = createOcrEngine(config.ocr, logger);
+  return engine instanceof TesseractOcrEngine ? engine : unavailableEngine('ocr', engine.reason, true);
+}
+
 /** Builds the engines this build ships, each reporting why it cannot serve when its model or runtime is missing. */
 export function createEngines(config: Config, logger?: Logger): EngineSet {
   const runtimeMissing = (runtime: string) => `the ${runtime} runtime is not part of this build yet`;
@@ -79,7 +86,7 @@ export function createEngines(config: Config, logger?: Logger): EngineSet {
       'path' in llmModel
         ? createLlmEngine(config, llmModel.path, logger)
         : unavailableEngine('llm', llmModel.reason, config.llm.model !== undefined),
-    ocr: unavailableEngine('ocr', runtimeMissing('tesseract.js'), false),
+    ocr: ocrEngine(config, logger),
     asr: unavailableEngine('asr', 'reason' in asrModel ? asrModel.reason : runtimeMissing('whisper.cpp'), config.asrModel !== undefined),
   };
 }

@@ -53,11 +53,21 @@ export interface OcrWord {
   box: { x0: number; y0: number; x1: number; y1: number };
 }
 
+/**
+ * One recognised page. Boxes are in pixels of the page image as it was read: the input image
+ * turned `rotation` degrees clockwise (upright), then deskewed by `deskewRadians` about its
+ * centre (tesseract's own small correction); `width`/`height` are of the turned image.
+ * Chinese boxes can be a dozen pixels off, so redaction pads them.
+ */
 export interface OcrPage {
   text: string;
   words: OcrWord[];
   width: number;
   height: number;
+  /** Mean word confidence, 0–100 (100 for a PDF text layer). */
+  confidence: number;
+  rotation: 0 | 90 | 180 | 270;
+  deskewRadians: number;
 }
 
 export interface OcrEngine extends Engine {

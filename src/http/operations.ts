@@ -5,6 +5,7 @@ import { GatewayError } from '../errors.js';
 import type { OperationContext, OperationHandler } from '../operations/context.js';
 import { transcribeRecording } from '../operations/asr/transcribe.js';
 import { notBuiltYet } from '../operations/not-built.js';
+import { caseOcr } from '../operations/ocr/case-ocr.js';
 import { processSpeech } from '../operations/speech/process-speech.js';
 import { clientAbortSignal } from './client-signal.js';
 
@@ -65,7 +66,7 @@ export function registerOperationRoutes(app: FastifyInstance, dependencies: Depe
     dependencies.adviceJobs.status(request.params.request_id),
   );
   registerOperation(app, OPERATIONS.caseFiles, notBuiltYet('case-file-process', ['ocr']), dependencies);
-  registerOperation(app, OPERATIONS.caseOcr, notBuiltYet('case-ocr', ['ocr']), dependencies);
+  registerOperation(app, OPERATIONS.caseOcr, caseOcr, dependencies);
   registerOperation(app, OPERATIONS.asr, transcribeRecording, dependencies);
 }
 

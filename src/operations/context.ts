@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { DocumentLimits } from '../engines/documents/index.js';
 import type { Engines } from '../engines/registry.js';
 import type { AdviceJobs } from './advice/jobs.js';
 import type { SafeFetcher } from '../platform/fetch/index.js';
@@ -10,6 +11,8 @@ export interface OperationContext {
   adviceJobs: AdviceJobs;
   fetcher: SafeFetcher;
   stores: Stores;
+  /** Pages per file and pixels per page that document operations accept. */
+  documentLimits: DocumentLimits;
   /** Fires when the client disconnects; pass it to every fetch and engine call. */
   signal: AbortSignal;
   log: FastifyBaseLogger;

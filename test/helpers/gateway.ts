@@ -24,7 +24,8 @@ export async function startGateway(
   options: { engines?: EngineSet; listen?: boolean; dataDir?: string; keepDataDir?: boolean } = {},
 ): Promise<TestGateway> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'gateway-test-')));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...env });
+  // OCR workers take seconds of CPU to start: only tests that read documents turn them on.
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'debug', OCR_ENGINE: 'off', ...env });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {

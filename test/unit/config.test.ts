@@ -58,7 +58,7 @@ describe('loadConfig defaults', () => {
   it('limiter defaults differ per engine', () => {
     expect(loadConfig({}).limits).toEqual({
       llm: { maxRunning: 2, maxQueued: 32, queueTimeoutMs: 120_000 },
-      ocr: { maxRunning: 2, maxQueued: 64, queueTimeoutMs: 120_000 },
+      ocr: { maxRunning: availableParallelism(), maxQueued: 64, queueTimeoutMs: 120_000 },
       asr: { maxRunning: 1, maxQueued: 16, queueTimeoutMs: 300_000 },
     });
   });
@@ -259,6 +259,41 @@ describe('LLM settings', () => {
     ['LLM_GPU_LAYERS', 'some'],
     ['LLM_CONTEXT_SIZE', '100'],
     ['LLM_PARALLEL', '0'],
+  ])('refuses %s=%s', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
+  });
+});
+
+describe('OCR settings', () => {
+  it('defaults to tesseract.js with one worker per core, chi_sim+eng from npm and bounded pages', () => {
+    expect(loadConfig({}).ocr).toEqual({
+      engine: 'tesseract',
+      workers: availableParallelism(),
+      langs: ['chi_sim', 'eng'],
+      tessdataDir: undefined,
+      workerMaxJobs: 200,
+      startTimeoutMs: 60_000,
+      maxPages: 100,
+      maxPagePixels: 50_000_000,
+    });
+  });
+
+  it('runs as many pages at once as there are workers unless OCR_MAX_RUNNING says otherwise', () => {
+    expect(loadConfig({ OCR_WORKERS: '3' }).limits.ocr.maxRunning).toBe(3);
+    expect(loadConfig({ OCR_WORKERS: '3', OCR_MAX_RUNNING: '1' }).limits.ocr.maxRunning).toBe(1);
+  });
+
+  it('reads languages, a tessdata directory and the limits', () => {
+    const { ocr } = loadConfig({ OCR_LANGS: 'eng', OCR_TESSDATA_DIR: '/usr/share/tesseract-ocr/5/tessdata', OCR_MAX_PAGES: '5' });
+    expect(ocr).toMatchObject({ langs: ['eng'], tessdataDir: '/usr/share/tesseract-ocr/5/tessdata', maxPages: 5 });
+  });
+
+  it.each([
+    ['OCR_ENGINE', 'paddle'],
+    ['OCR_LANGS', 'chi_sim, eng'],
+    ['OCR_LANGS', '../etc'],
+    ['OCR_WORKERS', '0'],
+    ['OCR_MAX_PAGE_PIXELS', '1e6'],
   ])('refuses %s=%s', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
   });

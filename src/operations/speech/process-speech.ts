@@ -1,5 +1,6 @@
 import type { SpeechProcessRequest, SpeechProcessResponse } from '../../contract/speech.js';
 import { GatewayError } from '../../errors.js';
+import { runAtMost } from '../../platform/concurrency.js';
 import type { OperationContext } from '../context.js';
 import { llmCalls, type LlmCalls } from '../llm-calls.js';
 import { speechArtifactKey, type ProcessorVersion } from './artifact.js';
@@ -77,23 +78,6 @@ export async function processSpeech(request: SpeechProcessRequest, context: Oper
   };
   await context.stores.artifacts.put(artifactKey, result);
   return { ...result, request_id: request.request_id, from_cache: false };
-}
-
-/**
- * Runs tasks with at most `limit` in flight, results in task order. One long request queues its
- * calls gradually instead of filling the LLM queue (and being refused as overloaded by it).
- */
-async function runAtMost<T>(limit: number, tasks: ReadonlyArray<() => Promise<T>>): Promise<T[]> {
-  const results: T[] = new Array<T>(tasks.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < tasks.length) {
-      const index = next++;
-      results[index] = await tasks[index]!();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
-  return results;
 }
 
 function chunk<T>(items: readonly T[], size: number): T[][] {

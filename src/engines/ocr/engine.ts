@@ -1,0 +1,129 @@
+/**
+ * The OCR engine: tesseract.js (WASM, fully offline) in a pool of workers. Traineddata comes
+ * from local files only (see traineddata.ts); status is `ready` once every worker has loaded
+ * its languages, `failed` with the reason when they cannot.
+ */
+import sharp from 'sharp';
+import { createWorker, OEM, type Worker } from 'tesseract.js';
+import type { Config } from '../../config.js';
+import { GatewayError, isGatewayError } from '../../errors.js';
+import type { Logger } from '../../platform/logger.js';
+import type { EngineState, EngineStatus, OcrEngine, OcrPage } from '../types.js';
+import { pageFromBlocks, type TesseractBlock } from './layout.js';
+import { readUpright, type Rotation } from './orientation.js';
+import { WorkerPool } from './pool.js';
+import { languagesProblem, languagesVersion, linkLanguages, locateLanguages, type LanguageFiles } from './traineddata.js';
+
+export type OcrSettings = Config['ocr'];
+
+/**
+ * Pages arrive sized for ~300 DPI (documents/images.ts); saying so stops tesseract guessing the
+ * resolution from missing metadata and printing warnings to stdout, and its debug lines go nowhere.
+ */
+const TESSERACT_PARAMETERS = { user_defined_dpi: '300', debug_file: '/dev/null' };
+
+export class TesseractOcrEngine implements OcrEngine {
+  readonly name = 'ocr' as const;
+  private state: EngineState = 'starting';
+  private reason: string | undefined = 'loading traineddata into the OCR workers';
+  private model: string | undefined;
+  private pool: WorkerPool<Worker> | undefined;
+  private removeLangPath: (() => Promise<void>) | undefined;
+
+  constructor(
+    private readonly settings: OcrSettings,
+    private readonly languages: LanguageFiles,
+    private readonly logger?: Logger,
+  ) {}
+
+  status(): EngineStatus {
+    return {
+      state: this.state,
+      configured: true,
+      device: `cpu: ${this.settings.workers} tesseract.js workers`,
+      ...(this.reason ? { reason: this.reason } : {}),
+      ...(this.model ? { model: this.model } : {}),
+    };
+  }
+
+  async start(): Promise<void> {
+    const problem = await languagesProblem(this.languages);
+    if (problem) {
+      this.state = 'failed';
+      this.reason = problem;
+      this.logger?.error({ engine: 'ocr', reason: problem }, 'OCR engine failed');
+      return;
+    }
+    try {
+      const { langPath, remove } = await linkLanguages(this.languages);
+      this.removeLangPath = remove;
+      const langs = [...this.languages.files.keys()];
+      this.pool = new WorkerPool(
+        async () => {
+          const worker = await createWorker(langs, OEM.LSTM_ONLY, {
+            langPath,
+            gzip: false,
+            cacheMethod: 'none',
+            errorHandler: (error: unknown) => this.logger?.warn({ err: describe(error) }, 'OCR worker error'),
+          });
+          await worker.setParameters(TESSERACT_PARAMETERS);
+          return worker;
+        },
+        this.settings.workers,
+        this.settings.workerMaxJobs,
+      );
+      const started = Date.now();
+      await this.pool.start(this.settings.startTimeoutMs);
+      this.model = await languagesVersion(this.languages);
+      this.state = 'ready';
+      this.reason = undefined;
+      this.logger?.info({ engine: 'ocr', workers: this.pool.size, ms: Date.now() - started, model: this.model }, 'OCR engine ready');
+    } catch (error) {
+      this.state = 'failed';
+      this.reason = `OCR workers failed to start: ${describe(error)}`;
+      this.logger?.error({ engine: 'ocr', reason: this.reason }, 'OCR engine failed');
+      await this.close();
+      throw error;
+    }
+  }
+
+  recognize(image: Buffer, signal: AbortSignal): Promise<OcrPage> {
+    const pool = this.pool;
+    if (this.state !== 'ready' || !pool) {
+      return Promise.reject(new GatewayError('engine_unavailable', `the ocr engine is ${this.state}`));
+    }
+    const read = (input: Buffer, rotation: Rotation) =>
+      pool.use(signal, async (worker) => {
+        const turned = rotation ? await sharp(input).rotate(rotation).png().toBuffer() : input;
+        const { data } = await worker.recognize(turned, { rotateAuto: true }, { text: false, blocks: true });
+        const { width, height } = await sharp(turned).metadata();
+        return {
+          ...pageFromBlocks((data.blocks ?? []) as unknown as TesseractBlock[]),
+          width: width ?? 0,
+          height: height ?? 0,
+          rotation,
+          deskewRadians: data.rotateRadians ?? 0,
+        };
+      });
+    return readUpright(image, read).catch((error: unknown) => {
+      if (signal.aborted || isGatewayError(error)) throw error;
+      throw new GatewayError('engine_failed', `OCR failed: ${describe(error)}`, { retryable: true, cause: error });
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.close();
+    await this.removeLangPath?.();
+  }
+}
+
+/** Error text without patient content (tesseract errors carry none). */
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The engine when its traineddata exists, else why not. */
+export function createOcrEngine(settings: OcrSettings, logger?: Logger): TesseractOcrEngine | { reason: string } {
+  const languages = locateLanguages(settings.langs, settings.tessdataDir);
+  return 'reason' in languages ? languages : new TesseractOcrEngine(settings, languages, logger);
+}

@@ -1,0 +1,2 @@
+export { createOcrEngine, TesseractOcrEngine } from './engine.js';
+export type { OcrSettings } from './engine.js';

@@ -1,0 +1,129 @@
+/**
+ * case-ocr through the HTTP interface with the real tesseract.js engine (one worker) on the
+ * project's rendered fixtures, served by a local file server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { caseOcrResponse } from '../../src/contract/case-files.js';
+import { loadConfig } from '../../src/config.js';
+import { createOcrEngine, TesseractOcrEngine } from '../../src/engines/ocr/index.js';
+import { removeCjkSpaces } from '../../src/engines/ocr/layout.js';
+import { startFileServer, WAV_BYTES, type FileServer } from '../helpers/file-server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { groundTruth, readFixture } from '../helpers/ocr-fixtures.js';
+import { ScriptedLlmEngine, enginesWith } from '../helpers/test-engines.js';
+
+const PATH = '/ai/v1/case-ocr';
+const OCR_ENV = { OCR_ENGINE: 'tesseract', OCR_WORKERS: '1', FETCH_ALLOW_LOOPBACK: 'true' };
+const START_WITHIN_MS = 60_000;
+
+let files: FileServer;
+let gateway: TestGateway;
+
+async function readyGateway(options: Parameters<typeof startGateway>[1] = {}): Promise<TestGateway> {
+  const started = await startGateway(OCR_ENV, options);
+  const deadline = Date.now() + START_WITHIN_MS;
+  while (started.app.engineStatus('ocr').state !== 'ready') {
+    if (Date.now() > deadline || started.app.engineStatus('ocr').state === 'failed') {
+      throw new Error(`OCR engine not ready: ${JSON.stringify(started.app.engineStatus('ocr'))}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return started;
+}
+
+const file = (upload_file_id: number, name: string) => ({
+  upload_file_id,
+  bucket: 'cases',
+  object_key: `k/${name}`,
+  file_name: name,
+  file_url: files.url(`/${name}`),
+});
+
+async function post(target: TestGateway, fileList: Array<ReturnType<typeof file>>) {
+  const response = await target.app.inject({ method: 'POST', url: PATH, payload: { request_id: 'req-ocr-1', files: fileList } });
+  return { status: response.statusCode, json: response.json() };
+}
+
+/** Ground truth as the pipeline writes it: single spaces, none between Chinese characters. */
+const asRead = (text: string) => text.split('\n').map((line) => removeCjkSpaces(line.replace(/ +/g, ' '))).join('\n');
+
+beforeAll(async () => {
+  files = await startFileServer((request, response) => {
+    const name = (request.url ?? '/').slice(1);
+    if (name === 'recording.wav') return void response.end(WAV_BYTES);
+    if (name === 'broken.png') return void response.end(readFixture('report1.png').subarray(0, 3000));
+    if (name === 'missing.png') return void response.writeHead(404).end();
+    try {
+      response.end(readFixture(name));
+    } catch {
+      response.writeHead(404).end();
+    }
+  });
+  gateway = await readyGateway();
+}, START_WITHIN_MS);
+
+afterAll(async () => {
+  await gateway?.close();
+  await files?.close();
+});
+
+describe('case-ocr with the real OCR engine', () => {
+  it('answers one result per file in request order, text layer and OCR alike, with patient_info from the rules', async () => {
+    const truth = groundTruth();
+    const { status, json } = await post(gateway, [file(11, 'report1-text.pdf'), file(7, 'report2.png')]);
+    expect(status).toBe(200);
+    expect(caseOcrResponse.safeParse(json).success).toBe(true);
+    expect(json.request_id).toBe('req-ocr-1');
+    expect(json.ocr_results.map((r: { upload_file_id: number }) => r.upload_file_id)).toEqual([11, 7]);
+    expect(json.ocr_results[0].ocr_result).toBe(asRead(truth['report1-text.pdf']!.text));
+    const scanned: string = json.ocr_results[1].ocr_result;
+    expect(scanned).toContain('市第一人民医院病理诊断报告单');
+    expect(scanned).toContain('李秀英');
+    expect(scanned).not.toMatch(/\p{Script=Han} \p{Script=Han}/u);
+    // The first file names its patient first; the rules read it.
+    expect(json.patient_info).toEqual(truth['report1-text.pdf']!.patient_info);
+    // Patient text never reaches the logs.
+    expect(gateway.logs.join('\n')).not.toMatch(/张三|李秀英|肺腺癌/);
+  }, 60_000);
+
+  it('turns a page scanned upside down upright before reading it', async () => {
+    const { status, json } = await post(gateway, [file(3, 'report1-rot180.jpg')]);
+    expect(status).toBe(200);
+    expect(json.ocr_results[0].ocr_result).toContain('病理诊断报告单');
+    expect(json.patient_info).toMatchObject({ name: '张三', age: '56', cancer_type: '肺腺癌' });
+  }, 60_000);
+
+  it.each([
+    ['broken.png', 400, 'invalid_request', /file 2: .*could not be decoded/],
+    ['recording.wav', 415, 'unsupported_media', /file 2/],
+    ['missing.png', 502, 'fetch_failed', /file 2/],
+  ])('fails the whole request on one bad file (%s), naming its upload_file_id', async (name, status, kind, message) => {
+    const response = await post(gateway, [file(1, 'report1-text.pdf'), file(2, name)]);
+    expect(response.status).toBe(status);
+    expect(response.json.error.kind).toBe(kind);
+    expect(response.json.error.message).toMatch(message);
+  });
+});
+
+describe('case-ocr with the LLM ready', () => {
+  let refined: TestGateway;
+  let llm: ScriptedLlmEngine;
+
+  beforeAll(async () => {
+    const ocr = createOcrEngine(loadConfig({ ...OCR_ENV }).ocr);
+    if (!(ocr instanceof TesseractOcrEngine)) throw new Error(ocr.reason);
+    // The model corrects the stage to the TNM it read, and invents a name that is not in the text.
+    llm = new ScriptedLlmEngine(() => ({ name: '赵六', age: '56岁', cancer_type: '腺癌', stage: 'T2N2M0' }));
+    refined = await readyGateway({ engines: enginesWith({ ocr, llm }) });
+  }, START_WITHIN_MS);
+
+  afterAll(() => refined?.close());
+
+  it('keeps only model values found in the OCR text and the rules for the rest', async () => {
+    const { status, json } = await post(refined, [file(5, 'report1-text.pdf')]);
+    expect(status).toBe(200);
+    expect(json.patient_info).toEqual({ name: '张三', age: '56', cancer_type: '腺癌', stage: 'T2N2M0' });
+    expect(llm.requests).toHaveLength(1);
+    expect(llm.requests[0]!.messages.at(-1)!.content).toContain('病理分期');
+  });
+});
