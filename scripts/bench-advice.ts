@@ -2,7 +2,7 @@
  * AI-3 under load: N report-advice-draft submissions at once against a real model, delivered to
  * the reference receiver over HTTP with signed callbacks.
  *
- *   npm run bench:advice                               (tiny random-weight model, 20 jobs)
+ *   npm run bench:advice                               (tiny random-weight model, 25 jobs)
  *   npm run bench:advice -- --jobs 40 --shape qwen2.5-0.5b --threads 2 --parallel 2
  *
  * Prints submit latency (the 202 must not wait for the model), time from acceptance to the
@@ -34,7 +34,7 @@ import { ensureTestModel, SHAPES, type ShapeName } from './models/make-test-mode
 const { values: args } = parseArgs({
   options: {
     shape: { type: 'string', default: 'tiny' },
-    jobs: { type: 'string', default: '20' },
+    jobs: { type: 'string', default: '25' },
     threads: { type: 'string', default: String(availableParallelism()) },
     parallel: { type: 'string', default: '2' },
   },
@@ -43,6 +43,7 @@ const shape = args.shape as ShapeName;
 if (!(shape in SHAPES)) throw new Error(`unknown --shape ${shape}; known: ${Object.keys(SHAPES).join(', ')}`);
 const jobs = Number(args.jobs);
 const SECRET = 'bench-advice-secret-0123456789';
+const SEQUENTIAL_SUBMITS = 5;
 
 /** Synthetic consultation (no patient data). */
 const request = (requestId: string): ReportAdviceDraftRequest => ({
@@ -95,16 +96,18 @@ async function throughGateway(modelPath: string) {
   });
   try {
     const base = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+    const submit = async (id: string) => {
+      const t = performance.now();
+      const response = await postJson(`${base}/ai/v1/report-advice-draft`, request(id));
+      if (response.status !== 202) throw new Error(`submission answered ${response.status}: ${response.body}`);
+      return performance.now() - t;
+    };
     const ids = Array.from({ length: jobs }, (_, i) => `bench-${i}`);
     const startedAt = Date.now();
-    const submits = await Promise.all(
-      ids.map(async (id) => {
-        const t = performance.now();
-        const response = await postJson(`${base}/ai/v1/report-advice-draft`, request(id));
-        if (response.status !== 202) throw new Error(`submission answered ${response.status}: ${response.body}`);
-        return performance.now() - t;
-      }),
-    );
+    // One at a time first (a platform sending jobs as they come), then the rest all at once.
+    const alone: number[] = [];
+    for (const id of ids.slice(0, SEQUENTIAL_SUBMITS)) alone.push(await submit(id));
+    const burst = await Promise.all(ids.slice(SEQUENTIAL_SUBMITS).map(submit));
     const deadline = Date.now() + 60 * 60_000;
     while (receiver.reports() < jobs && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const wallMs = Date.now() - startedAt;
@@ -114,7 +117,7 @@ async function throughGateway(modelPath: string) {
       return delivered ? Date.parse(delivered.at) - Date.parse(s.accepted_at) : NaN;
     });
     const states = Object.fromEntries(ADVICE_JOB_STATES.map((state) => [state, statuses.filter((s) => s.state === state).length]));
-    return { submits, toCallback, wallMs, states, outcomes: statuses.map((s) => s.outcome), stored: receiver.reports() };
+    return { alone, burst, toCallback, wallMs, states, outcomes: statuses.map((s) => s.outcome), stored: receiver.reports() };
   } finally {
     await gateway.close();
     await receiver.close();
@@ -155,7 +158,9 @@ async function main(): Promise<void> {
   const lost = jobs - gateway.stored;
   const succeeded = gateway.outcomes.filter((o) => o === 'succeeded').length;
 
-  console.log(`submit (202)       p50 ${ms(percentile(gateway.submits, 0.5))}  p99 ${ms(percentile(gateway.submits, 0.99))}  max ${ms(Math.max(...gateway.submits))}`);
+  const latency = (values: number[]) => `p50 ${ms(percentile(values, 0.5))}  p99 ${ms(percentile(values, 0.99))}  max ${ms(Math.max(...values))}`;
+  console.log(`submit (202) alone         ${latency(gateway.alone)}  (${gateway.alone.length} one at a time, drafts running)`);
+  console.log(`submit (202) all at once   ${latency(gateway.burst)}  (${gateway.burst.length} together)`);
   console.log(`to callback        p50 ${ms(percentile(gateway.toCallback, 0.5))}  p99 ${ms(percentile(gateway.toCallback, 0.99))}`);
   console.log(`states             ${JSON.stringify(gateway.states)}  (drafts succeeded ${succeeded}, failed ${jobs - succeeded})`);
   console.log(`stored by receiver ${gateway.stored}/${jobs}, lost ${lost}`);
