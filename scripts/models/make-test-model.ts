@@ -39,6 +39,7 @@ import {
   type GgufMetadata,
 } from './gguf.js';
 import { newScratch, tensorChunks, type TensorPlan } from './random-weights.js';
+import { WHISPER_SHAPES, ensureWhisperTestModel, type WhisperShapeName } from './whisper-model.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -527,13 +528,15 @@ export async function ensureTestModel(options: EnsureTestModelOptions): Promise<
 
 const USAGE = `Usage: npm run models:test -- [options]
 
-Writes a random-weight qwen2 GGUF model with the real Qwen2.5 tokenizer (no download).
+Writes a random-weight qwen2 GGUF model with the real Qwen2.5 tokenizer, and a random-weight
+whisper.cpp model (ggml-<whisper shape>-random.bin), with no download.
 
 Options:
   --shape <name>   ${Object.keys(SHAPES).join(' | ')} (default: tiny)
   --type <type>    ${Object.keys(WEIGHT_TYPES).join(' | ')} weight matrices (default: q8_0)
   --seed <n>       PRNG seed, 32-bit unsigned (default: ${DEFAULT_SEED})
   --out <path>     output file (default: $MODELS_DIR/<name>.gguf)
+  --whisper <name> ${Object.keys(WHISPER_SHAPES).join(' | ')}: the whisper model's dimensions (default: tiny)
   --force          rewrite even if an identical file exists
   --help           show this help
 
@@ -563,6 +566,7 @@ async function main(argv: string[]): Promise<number> {
         type: { type: 'string' },
         seed: { type: 'string' },
         out: { type: 'string' },
+        whisper: { type: 'string' },
         force: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -578,8 +582,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const shape = (args.shape ?? 'tiny') as ShapeName;
   const type = (args.type ?? 'q8_0').toLowerCase() as WeightType;
-  if (!(shape in SHAPES) || !(type in WEIGHT_TYPES)) {
-    console.error(`unknown --shape or --type\n\n${USAGE}`);
+  const whisperShape = (args.whisper ?? 'tiny') as WhisperShapeName;
+  if (!(shape in SHAPES) || !(type in WEIGHT_TYPES) || !(whisperShape in WHISPER_SHAPES)) {
+    console.error(`unknown --shape, --type or --whisper\n\n${USAGE}`);
     return 2;
   }
   const seed = args.seed === undefined ? DEFAULT_SEED : Number(args.seed);
@@ -595,6 +600,12 @@ async function main(argv: string[]): Promise<number> {
   console.log(`  time    ${seconds} s`);
   console.log('Use it with:');
   console.log(`  LLM_MODEL=${basename(model.path)} MODELS_DIR=${displayPath(dirname(model.path))} npm start`);
+
+  const whisper = await ensureWhisperTestModel({ modelsDir, shape: whisperShape, seed });
+  console.log(`${whisper.created ? 'wrote' : 'up to date:'} ${displayPath(whisper.path)}`);
+  console.log(`  size    ${formatBytes(whisper.bytes)} (${whisper.bytes} bytes)`);
+  console.log(`  sha256  ${whisper.sha256}`);
+  console.log(`  WHISPER_MODEL=${basename(whisper.path)} MODELS_DIR=${displayPath(dirname(whisper.path))} npm start`);
   return 0;
 }
 
