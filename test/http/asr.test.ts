@@ -25,7 +25,7 @@ import { startGateway, type TestGateway } from '../helpers/gateway.js';
  * what must hold are the contract's invariants, on every recording and every container.
  */
 const missing = await asrToolsMissing();
-if (missing) console.warn(`skipping the real ASR tests: ${missing}`);
+if (missing) console.error(`skipping the real ASR tests: ${missing}`);
 
 interface AsrBody {
   text: string;
