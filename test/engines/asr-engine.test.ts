@@ -6,19 +6,10 @@ import { ensureWhisperTestModel } from '../../scripts/models/whisper-model.js';
 import { loadConfig } from '../../src/config.js';
 import { WhisperEngine } from '../../src/engines/asr/index.js';
 import { GatewayError } from '../../src/errors.js';
-import { AUDIO_FIXTURES, FAST_ASR_ENV, asrToolsMissing, ffmpegConvert, settledStatus } from '../helpers/audio.js';
+import { FAST_ASR_ENV, asrToolsMissing, isProcessAlive, settledStatus, writeLongRecording } from '../helpers/audio.js';
 
 const missing = await asrToolsMissing();
 if (missing) console.error(`skipping the whisper engine tests: ${missing}`);
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe.skipIf(missing !== null)('WhisperEngine on the real whisper-cli and ffmpeg', () => {
   let dir: string;
@@ -37,7 +28,7 @@ describe.skipIf(missing !== null)('WhisperEngine on the real whisper-cli and ffm
     process.env.TMPDIR = engineTmp;
     modelPath = (await ensureWhisperTestModel({ modelsDir: 'models' })).path;
     longRecording = join(dir, 'long.flac');
-    await ffmpegConvert(join(AUDIO_FIXTURES, 'jfk.wav'), longRecording, ['-filter_complex', 'aloop=loop=11:size=176000', '-c:a', 'flac']);
+    await writeLongRecording(longRecording);
   }, 60_000);
 
   afterAll(async () => {
@@ -57,10 +48,10 @@ describe.skipIf(missing !== null)('WhisperEngine on the real whisper-cli and ffm
     const pending = engine.transcribe({ path: longRecording, mediaType: 'audio/flac' }, controller.signal);
     while (spawned.length === before) await new Promise((wake) => setTimeout(wake, 20));
     const pid = spawned.at(-1)!;
-    expect(isAlive(pid)).toBe(true);
+    expect(isProcessAlive(pid)).toBe(true);
     controller.abort(new GatewayError('cancelled', 'client went away'));
     await expect(pending).rejects.toMatchObject({ kind: 'cancelled' });
-    await expect.poll(() => isAlive(pid), { timeout: 5_000 }).toBe(false);
+    await expect.poll(() => isProcessAlive(pid), { timeout: 5_000 }).toBe(false);
     expect(await readdir(engineTmp)).toEqual([]);
   }, 60_000);
 

@@ -71,3 +71,17 @@ export async function settledStatus(status: () => EngineStatus, timeoutMs = 60_0
   while (status().state === 'starting' && Date.now() < deadline) await new Promise((wake) => setTimeout(wake, 50));
   return status();
 }
+
+/** jfk.wav looped to about two minutes, as FLAC: long enough to abort whisper-cli mid-run. */
+export async function writeLongRecording(path: string): Promise<void> {
+  await ffmpegConvert(join(AUDIO_FIXTURES, 'jfk.wav'), path, ['-filter_complex', 'aloop=loop=11:size=176000', '-c:a', 'flac']);
+}
+
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

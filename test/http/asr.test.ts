@@ -10,6 +10,8 @@ import {
   CONTAINERS,
   FAST_ASR_ENV,
   asrToolsMissing,
+  isProcessAlive,
+  writeLongRecording,
   ffmpegConvert,
   loadRecordings,
   settledStatus,
@@ -17,7 +19,10 @@ import {
   type Recording,
 } from '../helpers/audio.js';
 import { startFileServer, PNG_BYTES, type FileServer } from '../helpers/file-server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { baseUrl, postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { enginesWithAsr } from '../helpers/test-engines.js';
+import { loadConfig } from '../../src/config.js';
+import { WhisperEngine } from '../../src/engines/asr/index.js';
 
 /**
  * AI-7 end to end on the real path: safe fetch → ffmpeg → whisper-cli (built by
@@ -182,6 +187,29 @@ describe.skipIf(missing !== null)('POST /ai/v1/asr with whisper.cpp and the rand
       expect(fits.status).toBe(200);
     } finally {
       await limited.close();
+    }
+  }, 60_000);
+
+  it('a client that disconnects stops its whisper-cli process', async () => {
+    const long = join(dir, 'long.flac');
+    await writeLongRecording(long);
+    const pids: number[] = [];
+    const engine = new WhisperEngine({
+      settings: loadConfig(FAST_ASR_ENV).asr,
+      modelPath: (await ensureWhisperTestModel({ modelsDir: 'models' })).path,
+      onWhisperSpawn: (pid) => pids.push(pid),
+    });
+    const watched = await startGateway({ FETCH_ALLOW_LOOPBACK: 'true' }, { engines: enginesWithAsr(engine), listen: true });
+    try {
+      await settledStatus(() => engine.status());
+      const client = new AbortController();
+      const request = postJson(`${baseUrl(watched.app)}/ai/v1/asr`, { request_id: 'gone', voice_url: files.url('/converted/long.flac') }, client.signal);
+      request.catch(() => undefined);
+      while (pids.length === 0) await new Promise((wake) => setTimeout(wake, 20));
+      client.abort();
+      await expect.poll(() => isProcessAlive(pids[0]!), { timeout: 5_000 }).toBe(false);
+    } finally {
+      await watched.close();
     }
   }, 60_000);
 
