@@ -215,3 +215,13 @@ export async function ensureWhisperTestModel(options: {
   await writeFile(`${path}.json`, `${JSON.stringify({ description, sha256, bytes } satisfies Sidecar, null, 2)}\n`);
   return { path, sha256, bytes, created: true };
 }
+
+/** Whether `path` is a model this script generated (its sidecar says so): its words are noise. */
+export async function isRandomWhisperModel(path: string): Promise<boolean> {
+  try {
+    const sidecar = JSON.parse(await readFile(`${path}.json`, 'utf8')) as Partial<Sidecar>;
+    return typeof sidecar.description === 'string' && sidecar.description.startsWith('Random weights');
+  } catch {
+    return false;
+  }
+}
