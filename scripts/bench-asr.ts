@@ -157,19 +157,24 @@ async function main(): Promise<void> {
     console.log(`  ffmpeg decode: 16 kHz WAV ${fmt(median(decodeWavMs))}, M4A/AAC ${fmt(median(decodeM4aMs))}`);
     console.log(`  ratio minus WAV decode   ${((g - median(decodeWavMs)) / d).toFixed(3)}`);
 
-    console.log(`\ntwo recordings at once (wall time for both; audio seconds per wall second)`);
+    console.log(`\ntwo recordings at once (median wall time for both; audio seconds per wall second)`);
     const half = Math.max(1, Math.floor(threads / 2));
     const pair: Record<string, number> = {};
-    pair['direct, one after the other, ' + threads + ' threads'] = await timed(async () => {
+    const medianOf = async (task: () => Promise<unknown>) => {
+      const times: number[] = [];
+      for (let run = 0; run < runs; run++) times.push(await timed(task));
+      return median(times);
+    };
+    pair['direct, one after the other, ' + threads + ' threads'] = await medianOf(async () => {
       await direct(threads);
       await direct(threads);
     });
-    pair['direct, side by side, ' + half + ' threads each'] = await timed(() => Promise.all([direct(half), direct(half)]));
+    pair['direct, side by side, ' + half + ' threads each'] = await medianOf(() => Promise.all([direct(half), direct(half)]));
     for (const concurrency of [1, 2]) {
       const jobThreads = concurrency === 1 ? threads : half;
       const gw = await startGateway(model, { ASR_CONCURRENCY: String(concurrency), ASR_THREADS: String(jobThreads) });
       try {
-        pair[`gateway ASR_CONCURRENCY=${concurrency}, ${jobThreads} threads each`] = await timed(() =>
+        pair[`gateway ASR_CONCURRENCY=${concurrency}, ${jobThreads} threads each`] = await medianOf(() =>
           Promise.all([gw.transcribe(fileUrl('audio.wav')), gw.transcribe(fileUrl('audio.wav'))]),
         );
       } finally {

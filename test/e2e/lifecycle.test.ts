@@ -72,7 +72,7 @@ async function spawnGateway(env: Record<string, string> = {}): Promise<Gateway> 
       // Whatever the developer's shell exports must not change what is tested.
       API_TOKENS: '',
       LLM_MODEL: '',
-      ASR_MODEL: '',
+      WHISPER_MODEL: '',
       PUBLIC_BASE_URL: '',
       CALLBACK_BASE_URL: '',
       CALLBACK_SECRET: '',

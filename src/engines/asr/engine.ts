@@ -155,8 +155,7 @@ async function warmUp(whisper: WhisperSettings): Promise<string> {
   return withTempDir('mdt-asr-warmup-', async (dir) => {
     const wavPath = join(dir, 'silence.wav');
     await writeFile(wavPath, silentPcmWav(1000));
-    const args = whisperArgs(whisper, wavPath, join(dir, 'out')).filter((arg) => arg !== '-np');
-    const outcome = await runTool(whisper.bin, args, {
+    const outcome = await runTool(whisper.bin, whisperArgs(whisper, wavPath, join(dir, 'out'), false), {
       signal: new AbortController().signal,
       timeoutMs: WARM_UP_TIMEOUT_MS,
       keepStderr: true,

@@ -17,14 +17,16 @@ export interface WhisperSettings {
   temperatureFallback: boolean;
 }
 
-export function whisperArgs(settings: WhisperSettings, wavPath: string, outputBase: string): string[] {
+/** `quiet` silences whisper's log (-np); the transcript on stdout is discarded either way. */
+export function whisperArgs(settings: WhisperSettings, wavPath: string, outputBase: string, quiet = true): string[] {
   return [
     ...['-m', settings.modelPath, '-f', wavPath, '-t', String(settings.threads), '-l', settings.language],
     ...['-bs', String(settings.beamSize), '-bo', String(settings.beamSize)],
     ...(settings.temperatureFallback ? [] : ['-nf']),
     ...(settings.language === 'zh' ? ['--prompt', SIMPLIFIED_CHINESE_PROMPT] : []),
     ...(settings.vadModelPath ? ['--vad', '-vm', settings.vadModelPath] : []),
-    ...['-oj', '-of', outputBase, '-np'],
+    ...['-oj', '-of', outputBase],
+    ...(quiet ? ['-np'] : []),
   ];
 }
 
