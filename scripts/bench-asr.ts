@@ -157,30 +157,30 @@ async function main(): Promise<void> {
     console.log(`  ffmpeg decode: 16 kHz WAV ${fmt(median(decodeWavMs))}, M4A/AAC ${fmt(median(decodeM4aMs))}`);
     console.log(`  ratio minus WAV decode   ${((g - median(decodeWavMs)) / d).toFixed(3)}`);
 
-    console.log(`\ntwo recordings at once (median wall time for both; audio seconds per wall second)`);
+    console.log(`\ntwo recordings at once (median wall time for both, the four set-ups interleaved; audio seconds per wall second)`);
     const half = Math.max(1, Math.floor(threads / 2));
-    const pair: Record<string, number> = {};
-    const medianOf = async (task: () => Promise<unknown>) => {
-      const times: number[] = [];
-      for (let run = 0; run < runs; run++) times.push(await timed(task));
-      return median(times);
+    const serial = await startGateway(model, { ASR_CONCURRENCY: '1', ASR_THREADS: String(threads) });
+    const parallel = await startGateway(model, { ASR_CONCURRENCY: '2', ASR_THREADS: String(half) });
+    const both = (gw: typeof serial) => Promise.all([gw.transcribe(fileUrl('audio.wav')), gw.transcribe(fileUrl('audio.wav'))]);
+    const setups: Record<string, () => Promise<unknown>> = {
+      [`direct, one after the other, ${threads} threads`]: async () => {
+        await direct(threads);
+        await direct(threads);
+      },
+      [`direct, side by side, ${half} threads each`]: () => Promise.all([direct(half), direct(half)]),
+      [`gateway ASR_CONCURRENCY=1, ${threads} threads each`]: () => both(serial),
+      [`gateway ASR_CONCURRENCY=2, ${half} threads each`]: () => both(parallel),
     };
-    pair['direct, one after the other, ' + threads + ' threads'] = await medianOf(async () => {
-      await direct(threads);
-      await direct(threads);
-    });
-    pair['direct, side by side, ' + half + ' threads each'] = await medianOf(() => Promise.all([direct(half), direct(half)]));
-    for (const concurrency of [1, 2]) {
-      const jobThreads = concurrency === 1 ? threads : half;
-      const gw = await startGateway(model, { ASR_CONCURRENCY: String(concurrency), ASR_THREADS: String(jobThreads) });
-      try {
-        pair[`gateway ASR_CONCURRENCY=${concurrency}, ${jobThreads} threads each`] = await medianOf(() =>
-          Promise.all([gw.transcribe(fileUrl('audio.wav')), gw.transcribe(fileUrl('audio.wav'))]),
-        );
-      } finally {
-        await gw.close();
+    const times: Record<string, number[]> = Object.fromEntries(Object.keys(setups).map((name) => [name, []]));
+    try {
+      for (let run = 0; run < runs; run++) {
+        for (const [name, task] of Object.entries(setups)) times[name]!.push(await timed(task));
       }
+    } finally {
+      await serial.close();
+      await parallel.close();
     }
+    const pair = Object.fromEntries(Object.entries(times).map(([name, values]) => [name, median(values)]));
     for (const [name, ms] of Object.entries(pair)) {
       console.log(`  ${name.padEnd(46)} ${fmt(ms).padStart(9)}   ${((2 * seconds * 1000) / ms).toFixed(2)} audio s/s`);
     }

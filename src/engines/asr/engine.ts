@@ -90,7 +90,9 @@ export class WhisperEngine implements AsrEngine {
       this.model = modelLabel(modelPath, sha256);
       this.device = await warmUp(whisper);
     } catch (error) {
-      return this.become('failed', error instanceof Error ? error.message : 'whisper-cli could not load the model');
+      const reason = error instanceof Error ? error.message : 'whisper-cli could not load the model';
+      logger?.warn({ engine: 'asr', reason }, 'asr engine failed to start');
+      return this.become('failed', reason);
     }
     this.whisper = whisper;
     this.become('ready', undefined);
