@@ -128,6 +128,7 @@ export class WhisperEngine implements AsrEngine {
       logger?.debug(
         {
           engine: 'asr',
+          mediaType: audio.mediaType,
           audioMs,
           decodeMs: Math.round(decodedAt - started),
           whisperMs: Math.round(finished - decodedAt),
