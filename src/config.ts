@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -15,16 +16,10 @@ export const integer = z
   .transform((v) => Number(v));
 const positiveInt = integer.pipe(z.number().int().positive());
 const nonNegativeInt = integer.pipe(z.number().int().min(0));
+/** Where `npm run setup:whisper` puts whisper-cli (this file sits in src/ or dist/, one below the root). */
+const BUILT_WHISPER_CLI = fileURLToPath(new URL('../.build/whisper/bin/whisper-cli', import.meta.url));
+const MIB = 1024 * 1024;
 const url = z.url({ protocol: /^https?$/ }).transform((v) => v.replace(/\/+$/, ''));
-
-/** Concurrency settings of one engine's limiter: <ENGINE>_MAX_RUNNING, _MAX_QUEUED, _QUEUE_TIMEOUT_MS. */
-function limiterVars(prefix: string, defaults: { running: number; queued: number; queueTimeoutMs: number }) {
-  return {
-    [`${prefix}_MAX_RUNNING`]: positiveInt.default(defaults.running),
-    [`${prefix}_MAX_QUEUED`]: nonNegativeInt.default(defaults.queued),
-    [`${prefix}_QUEUE_TIMEOUT_MS`]: positiveInt.default(defaults.queueTimeoutMs),
-  } as const;
-}
 
 const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -47,7 +42,7 @@ const envSchema = z.object({
   FILE_URL_TTL_SECONDS: positiveInt.default(24 * 3600),
   FETCH_ALLOW_HOSTS: csv.default([]),
   FETCH_ALLOW_LOOPBACK: bool.default(false),
-  FETCH_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
+  FETCH_MAX_BYTES: positiveInt.default(50 * MIB),
   FETCH_CONNECT_TIMEOUT_MS: positiveInt.default(5_000),
   FETCH_TIMEOUT_MS: positiveInt.default(60_000),
   API_TOKENS: csv.default([]),
@@ -61,7 +56,23 @@ const envSchema = z.object({
   LLM_GPU_LAYERS: z.union([z.enum(['auto', 'max']), integer.pipe(z.number().int().min(0))]).default('auto'),
   LLM_CONTEXT_SIZE: integer.pipe(z.number().int().min(512)).default(4096),
   LLM_TIMEOUT_MS: positiveInt.default(120_000),
-  ASR_MODEL: z.string().min(1).optional(),
+  WHISPER_MODEL: z.string().min(1).optional(),
+  WHISPER_VAD_MODEL: z.string().min(1).optional(),
+  WHISPER_BIN: z.string().min(1).default(BUILT_WHISPER_CLI),
+  FFMPEG_BIN: z.string().min(1).default('ffmpeg'),
+  ASR_LANGUAGE: z
+    .string()
+    .regex(/^(auto|[a-z]{2,3})$/, 'must be a whisper language code such as zh or en, or auto')
+    .default('zh'),
+  ASR_CONCURRENCY: positiveInt.default(1),
+  ASR_THREADS: positiveInt.optional(),
+  ASR_BEAM_SIZE: integer.pipe(z.number().int().min(1).max(16)).default(5),
+  ASR_TEMPERATURE_FALLBACK: bool.default(true),
+  ASR_MAX_AUDIO_SECONDS: positiveInt.default(7200),
+  ASR_MAX_BYTES: positiveInt.default(200 * MIB),
+  ASR_TIMEOUT_FACTOR: z.coerce.number().positive().default(2),
+  ASR_MAX_QUEUED: nonNegativeInt.default(16),
+  ASR_QUEUE_TIMEOUT_MS: positiveInt.default(300_000),
   LLM_MAX_RUNNING: positiveInt.optional(),
   LLM_MAX_QUEUED: nonNegativeInt.default(32),
   LLM_QUEUE_TIMEOUT_MS: positiveInt.default(120_000),
@@ -76,7 +87,6 @@ const envSchema = z.object({
   OCR_MAX_RUNNING: positiveInt.optional(),
   OCR_MAX_QUEUED: nonNegativeInt.default(64),
   OCR_QUEUE_TIMEOUT_MS: positiveInt.default(120_000),
-  ...limiterVars('ASR', { running: 1, queued: 16, queueTimeoutMs: 300_000 }),
 });
 
 type Env = z.output<typeof envSchema>;
@@ -116,6 +126,8 @@ export interface Config {
     allowHosts: string[];
     allowLoopback: boolean;
     maxBytes: number;
+    /** A recording (voice_url) may be larger than other files. */
+    maxAudioBytes: number;
     connectTimeoutMs: number;
     totalTimeoutMs: number;
   };
@@ -153,8 +165,26 @@ export interface Config {
     /** Decoded pixels per page (image or rendered PDF page): decompression bombs stop here. */
     maxPagePixels: number;
   };
-  asrModel: string | undefined;
+  asr: AsrSettings;
   limits: { llm: LimiterSettings; ocr: LimiterSettings; asr: LimiterSettings };
+}
+
+export interface AsrSettings {
+  /** WHISPER_MODEL: a ggml whisper model in MODELS_DIR, or a path. */
+  model: string | undefined;
+  vadModel: string | undefined;
+  whisperBin: string;
+  ffmpegBin: string;
+  /** A whisper language code, or `auto` to detect it. */
+  language: string;
+  /** CPU threads of one whisper-cli job. */
+  threads: number;
+  beamSize: number;
+  /** Whether whisper re-decodes a failed window at higher temperatures (slower, fewer loops). */
+  temperatureFallback: boolean;
+  maxAudioSeconds: number;
+  /** A job may run this many times the audio's duration (plus a fixed minute) before it is killed. */
+  timeoutFactor: number;
 }
 
 export class ConfigError extends Error {
@@ -231,6 +261,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       allowHosts: env.FETCH_ALLOW_HOSTS,
       allowLoopback: env.FETCH_ALLOW_LOOPBACK,
       maxBytes: env.FETCH_MAX_BYTES,
+      maxAudioBytes: env.ASR_MAX_BYTES,
       connectTimeoutMs: env.FETCH_CONNECT_TIMEOUT_MS,
       totalTimeoutMs: env.FETCH_TIMEOUT_MS,
     },
@@ -257,12 +288,24 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxPages: env.OCR_MAX_PAGES,
       maxPagePixels: env.OCR_MAX_PAGE_PIXELS,
     },
-    asrModel: env.ASR_MODEL,
+    asr: {
+      model: env.WHISPER_MODEL,
+      vadModel: env.WHISPER_VAD_MODEL,
+      whisperBin: env.WHISPER_BIN,
+      ffmpegBin: env.FFMPEG_BIN,
+      language: env.ASR_LANGUAGE,
+      // Jobs at once share the cores; more threads than cores only makes whisper slower.
+      threads: env.ASR_THREADS ?? Math.max(1, Math.floor(availableParallelism() / env.ASR_CONCURRENCY)),
+      beamSize: env.ASR_BEAM_SIZE,
+      temperatureFallback: env.ASR_TEMPERATURE_FALLBACK,
+      maxAudioSeconds: env.ASR_MAX_AUDIO_SECONDS,
+      timeoutFactor: env.ASR_TIMEOUT_FACTOR,
+    },
     limits: {
       llm: { ...limiter(env, 'LLM'), maxRunning: llmMaxRunning },
       // Pages run at once match the worker pool, unless told otherwise.
       ocr: { ...limiter(env, 'OCR'), maxRunning: env.OCR_MAX_RUNNING ?? ocrWorkers },
-      asr: limiter(env, 'ASR'),
+      asr: { maxRunning: env.ASR_CONCURRENCY, maxQueued: env.ASR_MAX_QUEUED, queueTimeoutMs: env.ASR_QUEUE_TIMEOUT_MS },
     },
   };
 }

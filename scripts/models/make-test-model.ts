@@ -32,16 +32,14 @@ import {
   GgmlType,
   GgufValueType,
   GgufWriter,
-  encodeF16,
-  encodeF32,
   kv,
-  quantizeQ8_0,
   readGgufHeader,
   alignTo,
   type GgufHeader,
   type GgufMetadata,
-  type GgufTensorSpec,
 } from './gguf.js';
+import { newScratch, tensorChunks, type TensorPlan } from './random-weights.js';
+import { WHISPER_SHAPES, ensureWhisperTestModel, type WhisperShapeName } from './whisper-model.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -328,81 +326,6 @@ function qwen25TokenizerMetadata(vocab: GgufHeader): GgufMetadata {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Random weights
-// ---------------------------------------------------------------------------------------------
-
-/** 32-bit FNV-1a of a string, mixed with a seed: an independent stream per tensor. */
-function streamSeed(seed: number, name: string): number {
-  let h = (0x811c9dc5 ^ seed) >>> 0;
-  for (let i = 0; i < name.length; i++) {
-    h ^= name.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
-}
-
-/** Std-dev of a sum of four uniform bytes (Irwin–Hall, n = 4): sqrt(4 · (256² − 1) / 12). */
-const BYTE_SUM_STD = Math.sqrt((4 * (256 * 256 - 1)) / 12);
-
-/**
- * Fills `out[0..n)` with mean + std · z, z approximately standard normal: the centred, scaled sum
- * of the four bytes of one xorshift32 output. Statistical quality hardly matters for random
- * weights, speed does (hundreds of millions of values). `state` must be non-zero; returns the
- * state to continue from.
- */
-function fillNormal(out: Float32Array, n: number, state: number, mean: number, std: number): number {
-  const scale = std / BYTE_SUM_STD;
-  let x = state | 0;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    let sum = (x & 0x00ff00ff) + ((x >>> 8) & 0x00ff00ff); // two 16-bit lanes of byte pair sums
-    sum = (sum & 0xffff) + (sum >>> 16);
-    out[i] = mean + (sum - 510) * scale;
-  }
-  return x;
-}
-
-interface TensorPlan extends GgufTensorSpec {
-  mean: number;
-  std: number;
-}
-
-/** Elements generated per chunk (a multiple of 32, so Q8_0 blocks never straddle chunks). */
-const CHUNK_ELEMENTS = 1 << 20;
-
-/** Yields a tensor's bytes chunk by chunk, reusing the same two buffers. */
-function* tensorChunks(
-  plan: TensorPlan,
-  seed: number,
-  scratch: { values: Float32Array; bytes: Uint8Array },
-): Generator<Uint8Array> {
-  const total = plan.dims.reduce((a, b) => a * b, 1);
-  let state = streamSeed(seed, plan.name) || 1;
-  for (let done = 0; done < total; done += CHUNK_ELEMENTS) {
-    const n = Math.min(CHUNK_ELEMENTS, total - done);
-    const values = scratch.values.subarray(0, n);
-    state = fillNormal(values, n, state, plan.mean, plan.std);
-    let length: number;
-    switch (plan.type) {
-      case GgmlType.Q8_0:
-        length = quantizeQ8_0(values, scratch.bytes);
-        break;
-      case GgmlType.F16:
-        length = encodeF16(values, scratch.bytes);
-        break;
-      case GgmlType.F32:
-        length = encodeF32(values, scratch.bytes);
-        break;
-      default:
-        throw new Error(`cannot generate ${GgmlType[plan.type]} tensors`);
-    }
-    yield scratch.bytes.subarray(0, length);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Model layout
 // ---------------------------------------------------------------------------------------------
 
@@ -579,8 +502,7 @@ export async function ensureTestModel(options: EnsureTestModelOptions): Promise<
   const metadata = modelMetadata(shapeName, type, seed, tokenizer);
   const plans = planTensors(SHAPES[shapeName], nVocab, WEIGHT_TYPES[type].ggml);
 
-  // F32 is the widest encoding of a chunk (Q8_0 and F16 need less).
-  const scratch = { values: new Float32Array(CHUNK_ELEMENTS), bytes: new Uint8Array(CHUNK_ELEMENTS * 4) };
+  const scratch = newScratch();
 
   await mkdir(dirname(path), { recursive: true });
   const partial = `${path}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -606,13 +528,15 @@ export async function ensureTestModel(options: EnsureTestModelOptions): Promise<
 
 const USAGE = `Usage: npm run models:test -- [options]
 
-Writes a random-weight qwen2 GGUF model with the real Qwen2.5 tokenizer (no download).
+Writes a random-weight qwen2 GGUF model with the real Qwen2.5 tokenizer, and a random-weight
+whisper.cpp model (ggml-<whisper shape>-random.bin), with no download.
 
 Options:
   --shape <name>   ${Object.keys(SHAPES).join(' | ')} (default: tiny)
   --type <type>    ${Object.keys(WEIGHT_TYPES).join(' | ')} weight matrices (default: q8_0)
   --seed <n>       PRNG seed, 32-bit unsigned (default: ${DEFAULT_SEED})
   --out <path>     output file (default: $MODELS_DIR/<name>.gguf)
+  --whisper <name> ${Object.keys(WHISPER_SHAPES).join(' | ')}: the whisper model's dimensions (default: tiny)
   --force          rewrite even if an identical file exists
   --help           show this help
 
@@ -642,6 +566,7 @@ async function main(argv: string[]): Promise<number> {
         type: { type: 'string' },
         seed: { type: 'string' },
         out: { type: 'string' },
+        whisper: { type: 'string' },
         force: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -657,8 +582,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const shape = (args.shape ?? 'tiny') as ShapeName;
   const type = (args.type ?? 'q8_0').toLowerCase() as WeightType;
-  if (!(shape in SHAPES) || !(type in WEIGHT_TYPES)) {
-    console.error(`unknown --shape or --type\n\n${USAGE}`);
+  const whisperShape = (args.whisper ?? 'tiny') as WhisperShapeName;
+  if (!(shape in SHAPES) || !(type in WEIGHT_TYPES) || !(whisperShape in WHISPER_SHAPES)) {
+    console.error(`unknown --shape, --type or --whisper\n\n${USAGE}`);
     return 2;
   }
   const seed = args.seed === undefined ? DEFAULT_SEED : Number(args.seed);
@@ -674,6 +600,12 @@ async function main(argv: string[]): Promise<number> {
   console.log(`  time    ${seconds} s`);
   console.log('Use it with:');
   console.log(`  LLM_MODEL=${basename(model.path)} MODELS_DIR=${displayPath(dirname(model.path))} npm start`);
+
+  const whisper = await ensureWhisperTestModel({ modelsDir, shape: whisperShape, seed });
+  console.log(`${whisper.created ? 'wrote' : 'up to date:'} ${displayPath(whisper.path)}`);
+  console.log(`  size    ${formatBytes(whisper.bytes)} (${whisper.bytes} bytes)`);
+  console.log(`  sha256  ${whisper.sha256}`);
+  console.log(`  WHISPER_MODEL=${basename(whisper.path)} MODELS_DIR=${displayPath(dirname(whisper.path))} npm start`);
   return 0;
 }
 

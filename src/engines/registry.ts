@@ -4,9 +4,10 @@ import type { Config } from '../config.js';
 import { GatewayError } from '../errors.js';
 import type { Limiter } from '../platform/limiter.js';
 import type { Logger } from '../platform/logger.js';
+import { createAsrEngine } from './asr/index.js';
 import { createLlmEngine } from './llm/index.js';
 import { createOcrEngine, TesseractOcrEngine } from './ocr/index.js';
-import type { EngineName, EngineSet, EngineStatus, OcrEngine } from './types.js';
+import type { AsrEngine, EngineName, EngineSet, EngineStatus, OcrEngine } from './types.js';
 import { unavailableEngine } from './unavailable.js';
 
 export const ENGINE_NAMES: readonly EngineName[] = ['llm', 'ocr', 'asr'];
@@ -78,15 +79,22 @@ function ocrEngine(config: Config, logger?: Logger): OcrEngine {
 
 /** Builds the engines this build ships, each reporting why it cannot serve when its model or runtime is missing. */
 export function createEngines(config: Config, logger?: Logger): EngineSet {
-  const runtimeMissing = (runtime: string) => `the ${runtime} runtime is not part of this build yet`;
   const llmModel = locateModel(config, 'LLM_MODEL', config.llm.model);
-  const asrModel = locateModel(config, 'ASR_MODEL', config.asrModel);
+  const asrModel = locateModel(config, 'WHISPER_MODEL', config.asr.model);
+  const vadModel = config.asr.vadModel ? locateModel(config, 'WHISPER_VAD_MODEL', config.asr.vadModel) : undefined;
   return {
     llm:
       'path' in llmModel
         ? createLlmEngine(config, llmModel.path, logger)
         : unavailableEngine('llm', llmModel.reason, config.llm.model !== undefined),
     ocr: ocrEngine(config, logger),
-    asr: unavailableEngine('asr', 'reason' in asrModel ? asrModel.reason : runtimeMissing('whisper.cpp'), config.asrModel !== undefined),
+    asr: createAsr(config, asrModel, vadModel, logger),
   };
+}
+
+function createAsr(config: Config, model: ModelLocation, vadModel: ModelLocation | undefined, logger?: Logger): AsrEngine {
+  const configured = config.asr.model !== undefined;
+  if ('reason' in model) return unavailableEngine('asr', model.reason, configured);
+  if (vadModel && 'reason' in vadModel) return unavailableEngine('asr', vadModel.reason, configured);
+  return createAsrEngine(config.asr, model.path, vadModel?.path, logger);
 }

@@ -75,8 +75,9 @@ export interface OcrEngine extends Engine {
   recognize(image: Buffer, signal: AbortSignal): Promise<OcrPage>;
 }
 
+/** A fetched recording on disk, in any container; the caller owns (and deletes) the file. */
 export interface AudioInput {
-  bytes: Buffer;
+  path: string;
   mediaType: string;
 }
 

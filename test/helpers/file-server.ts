@@ -1,22 +1,8 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
+import { silentPcmWav } from '../../src/engines/asr/wav.js';
 
-/** A WAV header followed by silence: enough for magic-byte sniffing. */
-export const WAV_BYTES = (() => {
-  const bytes = Buffer.alloc(44 + 320);
-  bytes.write('RIFF', 0, 'ascii');
-  bytes.writeUInt32LE(bytes.length - 8, 4);
-  bytes.write('WAVEfmt ', 8, 'ascii');
-  bytes.writeUInt32LE(16, 16);
-  bytes.writeUInt16LE(1, 20);
-  bytes.writeUInt16LE(1, 22);
-  bytes.writeUInt32LE(16_000, 24);
-  bytes.writeUInt32LE(32_000, 28);
-  bytes.writeUInt16LE(2, 32);
-  bytes.writeUInt16LE(16, 34);
-  bytes.write('data', 36, 'ascii');
-  bytes.writeUInt32LE(320, 40);
-  return bytes;
-})();
+/** 10 ms of 16 kHz silence: a real WAV, enough for magic-byte sniffing. */
+export const WAV_BYTES = silentPcmWav(10);
 
 export const PNG_BYTES = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 

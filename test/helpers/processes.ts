@@ -19,7 +19,7 @@ export async function freePort(): Promise<number> {
 export const NEUTRAL_GATEWAY_ENV = {
   API_TOKENS: '',
   LLM_MODEL: '',
-  ASR_MODEL: '',
+  WHISPER_MODEL: '',
   // The OCR engine needs no model file; its own tests start it (test/http/case-ocr.test.ts).
   OCR_ENGINE: 'off',
   PUBLIC_BASE_URL: '',

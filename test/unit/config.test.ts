@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -28,7 +29,18 @@ describe('loadConfig defaults', () => {
       logLevel: 'info',
       bodyLimitBytes: 2 * 1024 * 1024,
       shutdownTimeoutMs: 30_000,
-      asrModel: undefined,
+    });
+    expect(config.asr).toEqual({
+      model: undefined,
+      vadModel: undefined,
+      whisperBin: resolve('.build/whisper/bin/whisper-cli'),
+      ffmpegBin: 'ffmpeg',
+      language: 'zh',
+      threads: availableParallelism(),
+      beamSize: 5,
+      temperatureFallback: true,
+      maxAudioSeconds: 7200,
+      timeoutFactor: 2,
     });
     expect(config.llm).toEqual({
       model: undefined,
@@ -50,6 +62,7 @@ describe('loadConfig defaults', () => {
       allowHosts: [],
       allowLoopback: false,
       maxBytes: 50 * 1024 * 1024,
+      maxAudioBytes: 200 * 1024 * 1024,
       connectTimeoutMs: 5_000,
       totalTimeoutMs: 60_000,
     });
@@ -81,7 +94,7 @@ describe('loadConfig defaults', () => {
       FETCH_ALLOW_LOOPBACK: '',
       LOG_LEVEL: '',
       LLM_MODEL: '',
-      ASR_MODEL: '',
+      WHISPER_MODEL: '',
       LLM_MAX_RUNNING: '',
       OCR_MAX_QUEUED: '',
     });
@@ -97,7 +110,7 @@ describe('loadConfig defaults', () => {
       LOG_LEVEL: 'debug',
       SHUTDOWN_TIMEOUT_MS: '500',
       LLM_MODEL: 'qwen.gguf',
-      ASR_MODEL: 'whisper.bin',
+      WHISPER_MODEL: 'ggml-base.bin',
       LLM_MAX_RUNNING: '4',
       OCR_MAX_QUEUED: '0',
       ASR_QUEUE_TIMEOUT_MS: '1000',
@@ -109,13 +122,45 @@ describe('loadConfig defaults', () => {
       dataDir: '/var/lib/gateway',
       logLevel: 'debug',
       shutdownTimeoutMs: 500,
-      asrModel: 'whisper.bin',
       publicBaseUrl: 'http://localhost:3000',
     });
     expect(config.llm.model).toBe('qwen.gguf');
     expect(config.limits.llm.maxRunning).toBe(4);
     expect(config.limits.ocr.maxQueued).toBe(0);
     expect(config.limits.asr.queueTimeoutMs).toBe(1000);
+    expect(config.asr.model).toBe('ggml-base.bin');
+  });
+
+  it('ASR_CONCURRENCY runs that many ASR jobs at once and splits the cores between them', () => {
+    const config = loadConfig({ ASR_CONCURRENCY: '2' });
+    expect(config.limits.asr.maxRunning).toBe(2);
+    expect(config.asr.threads).toBe(Math.max(1, Math.floor(availableParallelism() / 2)));
+    expect(loadConfig({ ASR_CONCURRENCY: '2', ASR_THREADS: '3' }).asr.threads).toBe(3);
+  });
+
+  it('reads the ASR settings', () => {
+    const config = loadConfig({
+      WHISPER_BIN: '/opt/whisper/whisper-cli',
+      FFMPEG_BIN: '/usr/local/bin/ffmpeg',
+      WHISPER_VAD_MODEL: 'ggml-silero-v5.1.2.bin',
+      ASR_LANGUAGE: 'auto',
+      ASR_BEAM_SIZE: '1',
+      ASR_TEMPERATURE_FALLBACK: 'false',
+      ASR_MAX_AUDIO_SECONDS: '3600',
+      ASR_MAX_BYTES: '1000',
+      ASR_TIMEOUT_FACTOR: '0.5',
+    });
+    expect(config.asr).toMatchObject({
+      whisperBin: '/opt/whisper/whisper-cli',
+      ffmpegBin: '/usr/local/bin/ffmpeg',
+      vadModel: 'ggml-silero-v5.1.2.bin',
+      language: 'auto',
+      beamSize: 1,
+      temperatureFallback: false,
+      maxAudioSeconds: 3600,
+      timeoutFactor: 0.5,
+    });
+    expect(config.fetch.maxAudioBytes).toBe(1000);
   });
 });
 
@@ -187,6 +232,11 @@ describe('loadConfig rejects bad values with a ConfigError naming the variable',
     ['LLM_MAX_RUNNING', '0'],
     ['OCR_MAX_QUEUED', '-1'],
     ['ASR_QUEUE_TIMEOUT_MS', 'soon'],
+    ['ASR_LANGUAGE', 'chinese'],
+    ['ASR_CONCURRENCY', '0'],
+    ['ASR_BEAM_SIZE', '0'],
+    ['ASR_MAX_BYTES', '1e9'],
+    ['ASR_TIMEOUT_FACTOR', '-1'],
     ['SHUTDOWN_TIMEOUT_MS', '0'],
     ['BODY_LIMIT_BYTES', '-5'],
   ])('%s=%s', (name, value) => {

@@ -1,4 +1,7 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import * as http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import * as net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -65,6 +68,12 @@ const mainRoutes: Record<string, http.RequestListener> = {
   '/to-metadata': (_req, res) => redirect(res, 'http://169.254.169.254/latest/meta-data'),
   '/to-file': (_req, res) => redirect(res, 'file:///etc/passwd'),
   '/to-b': (_req, res) => redirect(res, `http://127.0.0.1:${portB}/png`, 307),
+  '/wav-big': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'audio/wav' }); // chunked, 64 KiB + header
+    res.write(WAV);
+    for (let i = 0; i < 4; i += 1) res.write(Buffer.alloc(16 * 1024, 0x41));
+    res.end();
+  },
   '/stream-big': (_req, res) => {
     res.writeHead(200, { 'content-type': 'image/png' }); // no Content-Length: chunked
     res.write(PNG);
@@ -311,6 +320,37 @@ describe('size limit', () => {
     const error = await failure(fetcher().fetch(main.url('/declared-big'), documents));
     expect(error.kind).toBe('payload_too_large');
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('download to a file', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'safe-fetch-download-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('streams the body into the file and sniffs its head', async () => {
+    const path = join(dir, 'big.wav');
+    const file = await fetcher({ maxAudioBytes: 1024 * 1024 }).download(main.url('/wav-big'), { ...audio, path });
+    expect(file).toMatchObject({ path, size: WAV.length + 64 * 1024, media: { mediaType: 'audio/wav', kind: 'audio' } });
+    const written = await readFile(path);
+    expect(written.length).toBe(file.size);
+    expect(written.subarray(0, WAV.length)).toEqual(WAV);
+  });
+
+  it('audio has its own byte limit; documents keep the general one', async () => {
+    const path = join(dir, 'limited.wav');
+    const small = fetcher({ maxBytes: MAX_BYTES, maxAudioBytes: 1024 });
+    expect((await failure(small.download(main.url('/wav-big'), { ...audio, path }))).kind).toBe('payload_too_large');
+    const large = fetcher({ maxBytes: 1024, maxAudioBytes: 1024 * 1024 });
+    expect((await large.download(main.url('/wav-big'), { ...audio, path })).size).toBe(WAV.length + 64 * 1024);
+    expect((await failure(large.fetch(main.url('/stream-big'), documents))).kind).toBe('payload_too_large');
+  });
+
+  it('refuses what is not audio after writing it (the caller deletes the file)', async () => {
+    const error = await failure(fetcher().download(main.url('/png'), { ...audio, path: join(dir, 'image') }));
+    expect(error.kind).toBe('unsupported_media');
   });
 });
 

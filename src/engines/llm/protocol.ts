@@ -3,6 +3,7 @@
  * the model (child, `worker.ts`). Messages travel over the `child_process.fork` channel (JSON
  * serialization). Prompts and outputs are patient data: they travel here, but no side logs them.
  */
+import type { ModelFingerprint } from '../model-version.js';
 import type { ChatMessage } from '../types.js';
 
 /** Settings of one model load, from `config.llm` with the model path resolved. */
@@ -17,12 +18,7 @@ export interface LoadSettings {
   threads: number;
 }
 
-/** A model file's sha256 as last computed, valid while the file keeps its size and mtime. */
-export interface ModelFingerprint {
-  size: number;
-  mtimeMs: number;
-  sha256: string;
-}
+export type { ModelFingerprint };
 
 /** Why a generation or count failed inside the child. */
 export type WorkerErrorKind = 'aborted' | 'payload_too_large' | 'engine_failed';

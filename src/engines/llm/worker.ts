@@ -19,7 +19,7 @@ import {
   type LlamaModel,
 } from 'node-llama-cpp';
 import type { ChatMessage } from '../types.js';
-import { modelFingerprint, modelLabel } from './model-version.js';
+import { modelFingerprint, modelLabel } from '../model-version.js';
 import type {
   ChildMessage,
   CountMessage,

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { hashFile } from '../llm/model-version.js';
+import { hashFile } from '../model-version.js';
 
 export interface LanguageFiles {
   /** lang code → absolute path of its traineddata (gzipped or not; tesseract.js sniffs gzip). */

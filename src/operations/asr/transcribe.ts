@@ -1,18 +1,27 @@
+import { join } from 'node:path';
 import type { AsrRequest, AsrResponse, TranscriptSegment } from '../../contract/asr.js';
+import { joinSegmentTexts } from '../../engines/asr/transcript-text.js';
 import type { Transcript } from '../../engines/types.js';
+import { withTempDir } from '../../platform/temp.js';
 import type { OperationContext } from '../context.js';
 
-/** AI-7: fetch the recording safely, transcribe it, and answer segments that always keep the spec's invariants. */
+/**
+ * AI-7: stream the recording to a private temp file (never held in memory), transcribe it, and
+ * answer segments that always keep the spec's invariants. The file is deleted whatever happens.
+ */
 export async function transcribeRecording(request: AsrRequest, context: OperationContext): Promise<AsrResponse> {
   context.engines.requireReady('asr');
-  const recording = await context.fetcher.fetch(request.voice_url, {
-    accept: ['audio'],
-    signal: context.signal,
-    label: 'voice_url',
+  const transcript = await withTempDir('mdt-voice-', async (dir) => {
+    const recording = await context.fetcher.download(request.voice_url, {
+      accept: ['audio'],
+      signal: context.signal,
+      label: 'voice_url',
+      path: join(dir, 'recording'),
+    });
+    return context.engines.run('asr', context.signal, (engine, signal) =>
+      engine.transcribe({ path: recording.path, mediaType: recording.media.mediaType }, signal),
+    );
   });
-  const transcript = await context.engines.run('asr', context.signal, (engine, signal) =>
-    engine.transcribe({ bytes: recording.bytes, mediaType: recording.media.mediaType }, signal),
-  );
   return toAsrResponse(transcript);
 }
 
@@ -30,15 +39,6 @@ export function toAsrResponse(transcript: Transcript): AsrResponse {
     })
     .filter((segment) => segment.text.length > 0)
     .sort((a, b) => a.start_ms - b.start_ms || a.end_ms - b.end_ms);
-  const text = transcript.text.trim() || joinSegmentTexts(segments);
+  const text = transcript.text.trim() || joinSegmentTexts(segments.map((segment) => segment.text));
   return { text, segments };
-}
-
-/** Chinese runs join without spaces; other scripts with one space. */
-function joinSegmentTexts(segments: TranscriptSegment[]): string {
-  return segments.reduce((joined, { text }) => {
-    if (!joined) return text;
-    const needsSpace = /[\p{L}\p{N}]$/u.test(joined) && /^[\p{L}\p{N}]/u.test(text) && !/\p{Script=Han}$/u.test(joined);
-    return joined + (needsSpace ? ' ' : '') + text;
-  }, '');
 }

