@@ -8,7 +8,9 @@ import type { EngineStatus } from '../../src/engines/types.js';
 
 const run = promisify(execFile);
 
-export const AUDIO_FIXTURES = resolve('test/fixtures/audio');
+/** The real recordings beside the repository (CI has them too); their transcripts are in test/fixtures/audio. */
+export const AUDIO_FIXTURES = resolve('../shared/testdata/audio');
+const TRANSCRIPTS = resolve('test/fixtures/audio/transcripts.json');
 
 export interface Recording {
   file: string;
@@ -18,7 +20,7 @@ export interface Recording {
 }
 
 export async function loadRecordings(): Promise<Recording[]> {
-  return JSON.parse(await readFile(join(AUDIO_FIXTURES, 'transcripts.json'), 'utf8')) as Recording[];
+  return JSON.parse(await readFile(TRANSCRIPTS, 'utf8')) as Recording[];
 }
 
 /** Every container and codec AI-7 accepts, as ffmpeg output options (AMR has no encoder in Debian's ffmpeg). */
