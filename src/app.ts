@@ -99,7 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerRequestLog(app, metrics);
   registerBearerAuth(app, config.apiTokens);
   await registerDocs(app, VERSION);
-  registerHealthRoutes(app, engines, metrics);
+  registerHealthRoutes(app, engines, metrics, config);
   registerFileRoutes(app, stores);
   registerOperationRoutes(app, {
     engines,

@@ -19,6 +19,8 @@ const nonNegativeInt = integer.pipe(z.number().int().min(0));
 /** Where `npm run setup:whisper` puts whisper-cli (this file sits in src/ or dist/, one below the root). */
 const BUILT_WHISPER_CLI = fileURLToPath(new URL('../.build/whisper/bin/whisper-cli', import.meta.url));
 const MIB = 1024 * 1024;
+/** The manifest of recommended models shipped with the gateway (models/manifest.json). */
+const SHIPPED_MANIFEST = fileURLToPath(new URL('../models/manifest.json', import.meta.url));
 const url = z.url({ protocol: /^https?$/ }).transform((v) => v.replace(/\/+$/, ''));
 
 const envSchema = z.object({
@@ -26,6 +28,8 @@ const envSchema = z.object({
   /** 0 picks a free port (tests). */
   PORT: integer.pipe(z.number().max(65_535)).default(8080),
   MODELS_DIR: z.string().min(1).default('./models'),
+  MODELS_VERIFY: z.enum(['on', 'off']).default('on'),
+  MODELS_MANIFEST: z.string().min(1).default(SHIPPED_MANIFEST),
   DATA_DIR: z.string().min(1).default('./data'),
   PUBLIC_BASE_URL: url.optional(),
   CALLBACK_BASE_URL: url.optional(),
@@ -101,6 +105,11 @@ export interface Config {
   host: string;
   port: number;
   modelsDir: string;
+  models: {
+    /** Refuse a model whose sha256 differs from the manifest's or SHA256SUMS' (MODELS_VERIFY=on). */
+    verify: boolean;
+    manifestPath: string;
+  };
   dataDir: string;
   publicBaseUrl: string;
   callback: {
@@ -237,6 +246,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST,
     port: env.PORT,
     modelsDir: env.MODELS_DIR,
+    models: { verify: env.MODELS_VERIFY === 'on', manifestPath: env.MODELS_MANIFEST },
     dataDir: env.DATA_DIR,
     publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
     callback: {

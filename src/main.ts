@@ -1,6 +1,8 @@
 import { buildApp } from './app.js';
 import { loadConfig, readConfigOrExit, type Config } from './config.js';
+import type { FastifyInstance } from 'fastify';
 import { ENGINE_NAMES } from './engines/registry.js';
+import { engineReport, formatEngineReport } from './engines/report.js';
 import { createLogger, describeError, type Logger } from './platform/logger.js';
 import { VERSION } from './version.js';
 
@@ -8,6 +10,22 @@ function warnAboutRiskySettings(config: Config, logger: Logger): void {
   if (config.apiTokens.length === 0) logger.warn('API_TOKENS is not set: /ai/ routes accept unauthenticated requests');
   if (config.fetch.allowLoopback) logger.warn('FETCH_ALLOW_LOOPBACK=true: file URLs may point at this machine');
   if (config.callback.baseUrl && !config.callback.secret) logger.warn('CALLBACK_SECRET is not set: callbacks go unsigned');
+}
+
+const SETTLE_POLL_MS = 250;
+const SETTLE_LIMIT_MS = 15 * 60 * 1000;
+
+/**
+ * Once no engine is still starting (models load in the background), one table for the operator:
+ * each engine, its model and whether its sha256 was verified, device, threads and concurrency.
+ * The same is on /readyz as JSON.
+ */
+async function reportEnginesOnceSettled(app: FastifyInstance, config: Config, logger: Logger): Promise<void> {
+  const deadline = Date.now() + SETTLE_LIMIT_MS;
+  const starting = () => ENGINE_NAMES.some((name) => app.engineStatus(name).state === 'starting');
+  while (starting() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS).unref());
+  const reports = Object.fromEntries(ENGINE_NAMES.map((name) => [name, engineReport(config, name, app.engineStatus(name))]));
+  logger.info({ engines: reports }, `startup report\n${formatEngineReport(reports)}`);
 }
 
 async function main(): Promise<void> {
@@ -25,6 +43,7 @@ async function main(): Promise<void> {
   await app.listen({ host: config.host, port: config.port });
   const engines = Object.fromEntries(ENGINE_NAMES.map((name) => [name, app.engineStatus(name)]));
   logger.info({ version: VERSION, engines }, 'gateway started');
+  void reportEnginesOnceSettled(app, config, logger);
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

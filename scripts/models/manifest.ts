@@ -12,8 +12,9 @@ import { createReadStream } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { CHECKSUMS_FILE, parseChecksums } from '../../src/engines/model-trust.js';
 
-export const CHECKSUMS_FILE = 'SHA256SUMS';
+export { CHECKSUMS_FILE };
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 const modelEntry = z.object({
@@ -66,20 +67,12 @@ export async function sha256OfFile(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** `<hex>  <file>` lines, as sha256sum writes and `sha256sum -c` reads them. */
 export async function readChecksums(dir: string): Promise<Map<string, string>> {
-  let text: string;
   try {
-    text = await readFile(join(dir, CHECKSUMS_FILE), 'utf8');
+    return parseChecksums(await readFile(join(dir, CHECKSUMS_FILE), 'utf8'));
   } catch {
     return new Map();
   }
-  const sums = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    const match = /^([0-9a-f]{64}) [ *](.+)$/.exec(line.trim());
-    if (match) sums.set(match[2]!, match[1]!);
-  }
-  return sums;
 }
 
 export async function writeChecksums(dir: string, sums: Map<string, string>): Promise<void> {

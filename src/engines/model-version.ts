@@ -57,3 +57,21 @@ export async function modelFingerprint(path: string, known?: ModelFingerprint): 
 export function modelLabel(path: string, sha256: string): string {
   return `${basename(path)}@${sha256.slice(0, 12)}`;
 }
+
+/** A hash that a trusted list vouches for: the models manifest, or SHA256SUMS written by models:fetch / models:install. */
+export interface ExpectedHash {
+  sha256: string;
+  source: string;
+}
+
+/** Refuses a model whose sha256 differs from the one vouched for; answers whether it was verified at all. */
+export function checkExpectedHash(path: string, sha256: string, expected: ExpectedHash | undefined): boolean {
+  if (!expected) return false;
+  if (expected.sha256 !== sha256) {
+    throw new Error(
+      `${basename(path)} has sha256 ${sha256.slice(0, 12)}…, but ${expected.source} expects ${expected.sha256.slice(0, 12)}…: ` +
+        'reinstall it (npm run models:install) or set MODELS_VERIFY=off to load it anyway',
+    );
+  }
+  return true;
+}

@@ -5,6 +5,7 @@ import { GatewayError } from '../errors.js';
 import type { Limiter } from '../platform/limiter.js';
 import type { Logger } from '../platform/logger.js';
 import { createAsrEngine } from './asr/index.js';
+import { expectedHashOf } from './model-trust.js';
 import { createLlmEngine } from './llm/index.js';
 import { createOcrEngine, TesseractOcrEngine } from './ocr/index.js';
 import type { AsrEngine, EngineName, EngineSet, EngineStatus, OcrEngine } from './types.js';
@@ -96,5 +97,5 @@ function createAsr(config: Config, model: ModelLocation, vadModel: ModelLocation
   const configured = config.asr.model !== undefined;
   if ('reason' in model) return unavailableEngine('asr', model.reason, configured);
   if (vadModel && 'reason' in vadModel) return unavailableEngine('asr', vadModel.reason, configured);
-  return createAsrEngine(config.asr, model.path, vadModel?.path, logger);
+  return createAsrEngine(config.asr, model.path, { vadModelPath: vadModel?.path, expected: expectedHashOf(config, model.path), logger });
 }

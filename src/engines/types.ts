@@ -12,6 +12,8 @@ export interface EngineStatus {
   configured: boolean;
   /** Model in use as `<file name>@<first 12 hex of its sha256>`, once known. */
   model?: string;
+  /** Whether the model's sha256 matched the manifest or SHA256SUMS (false: nothing vouches for it). */
+  verified?: boolean;
   /** Where it runs, e.g. "cpu" or "cuda: NVIDIA H200", once known. */
   device?: string;
 }

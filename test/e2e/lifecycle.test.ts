@@ -266,6 +266,14 @@ describe('bad configuration', () => {
   });
 });
 
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(50);
+  }
+}
+
 describe('a gateway without model files', () => {
   it('starts, reports every engine unavailable with a reason, and answers engine_unavailable', async () => {
     const gateway = await startHealthy();
@@ -300,6 +308,13 @@ describe('a gateway without model files', () => {
         asr: { state: 'unavailable', reason: expect.any(String) },
       },
     });
+
+    // Once no engine is starting: one table for the operator, the same as /readyz.
+    await until(() => gateway.logs().some((line) => String(line.msg).startsWith('startup report')));
+    const report = gateway.logs().find((line) => String(line.msg).startsWith('startup report'))!;
+    expect(String(report.msg).split('\n')[1]).toMatch(/^engine +state +model +sha256 +device +threads +concurrency +reason$/);
+    expect(String(report.msg)).toMatch(/\nllm +unavailable +- +- +- +\d+ +\d+ +LLM_MODEL is not set/);
+    expect(report.engines).toEqual(readiness.engines);
   });
 });
 

@@ -9,7 +9,7 @@ import { delimiter, join } from 'node:path';
 import type { AsrSettings } from '../../config.js';
 import type { Logger } from '../../platform/logger.js';
 import { withTempDir } from '../../platform/temp.js';
-import { modelFingerprint, modelLabel } from '../model-version.js';
+import { checkExpectedHash, modelFingerprint, modelLabel, type ExpectedHash } from '../model-version.js';
 import type { AsrEngine, AudioInput, EngineState, EngineStatus, Transcript } from '../types.js';
 import { describeExit, runTool } from './child-process.js';
 import { normaliseAudio } from './ffmpeg.js';
@@ -24,6 +24,8 @@ export interface WhisperEngineOptions {
   settings: AsrSettings;
   modelPath: string;
   vadModelPath?: string;
+  /** The sha256 the model must have (MODELS_VERIFY); a mismatch fails the start. */
+  expected?: ExpectedHash;
   logger?: Logger;
   /** Tests: told the pid of every whisper-cli process. */
   onWhisperSpawn?: (pid: number) => void;
@@ -51,6 +53,7 @@ export class WhisperEngine implements AsrEngine {
   private reason: string | undefined = 'checking whisper-cli, ffmpeg and the model';
   private model: string | undefined;
   private device: string | undefined;
+  private verified = false;
   private whisper: WhisperSettings | undefined;
   private ffmpegBin = '';
 
@@ -61,7 +64,7 @@ export class WhisperEngine implements AsrEngine {
       state: this.state,
       configured: true,
       ...(this.reason !== undefined ? { reason: this.reason } : {}),
-      ...(this.model !== undefined ? { model: this.model } : {}),
+      ...(this.model !== undefined ? { model: this.model, verified: this.verified } : {}),
       ...(this.device !== undefined ? { device: this.device } : {}),
     };
   }
@@ -87,6 +90,7 @@ export class WhisperEngine implements AsrEngine {
     };
     try {
       const { sha256 } = await modelFingerprint(modelPath);
+      this.verified = checkExpectedHash(modelPath, sha256, this.options.expected);
       this.model = modelLabel(modelPath, sha256);
       this.device = await warmUp(whisper);
     } catch (error) {

@@ -1,15 +1,22 @@
 import type { AsrSettings } from '../../config.js';
 import type { Logger } from '../../platform/logger.js';
+import type { ExpectedHash } from '../model-version.js';
 import type { AsrEngine } from '../types.js';
 import { WhisperEngine } from './engine.js';
 
 export { WhisperEngine, findExecutable, type WhisperEngineOptions } from './engine.js';
 
 /** The whisper.cpp engine for `settings`, its model (and VAD model) already located. */
-export function createAsrEngine(settings: AsrSettings, modelPath: string, vadModelPath?: string, logger?: Logger): AsrEngine {
+export function createAsrEngine(
+  settings: AsrSettings,
+  modelPath: string,
+  options: { vadModelPath?: string | undefined; expected?: ExpectedHash | undefined; logger?: Logger | undefined } = {},
+): AsrEngine {
+  const { vadModelPath, expected, logger } = options;
   return new WhisperEngine({
     settings,
     modelPath,
+    ...(expected ? { expected } : {}),
     ...(vadModelPath ? { vadModelPath } : {}),
     ...(logger ? { logger } : {}),
   });

@@ -138,7 +138,7 @@ export class LlamaCppEngine implements LlmEngine {
       state: this.state,
       ...(this.reason !== undefined ? { reason: this.reason } : {}),
       configured: this.configured,
-      ...(this.loaded ? { model: this.loaded.model, device: this.loaded.device } : {}),
+      ...(this.loaded ? { model: this.loaded.model, device: this.loaded.device, verified: this.loaded.verified } : {}),
     };
   }
 

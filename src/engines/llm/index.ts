@@ -1,5 +1,6 @@
 import type { Config } from '../../config.js';
 import type { Logger } from '../../platform/logger.js';
+import { expectedHashOf } from '../model-trust.js';
 import type { LlmEngine } from '../types.js';
 import { LlamaCppEngine } from './engine.js';
 
@@ -8,6 +9,7 @@ export { grammarSchemaFor, toGrammarSchema } from './json-schema.js';
 
 /** The node-llama-cpp engine for `config.llm`, its model at `modelPath` (absolute). */
 export function createLlmEngine(config: Config, modelPath: string, logger?: Logger): LlmEngine {
+  const expected = expectedHashOf(config, modelPath);
   return new LlamaCppEngine({
     settings: {
       modelPath,
@@ -16,6 +18,7 @@ export function createLlmEngine(config: Config, modelPath: string, logger?: Logg
       parallel: config.llm.parallel,
       contextSize: config.llm.contextSize,
       threads: config.llm.threads,
+      ...(expected ? { expected } : {}),
     },
     timeoutMs: config.llm.timeoutMs,
     ...(logger ? { logger } : {}),

@@ -3,7 +3,7 @@
  * the model (child, `worker.ts`). Messages travel over the `child_process.fork` channel (JSON
  * serialization). Prompts and outputs are patient data: they travel here, but no side logs them.
  */
-import type { ModelFingerprint } from '../model-version.js';
+import type { ExpectedHash, ModelFingerprint } from '../model-version.js';
 import type { ChatMessage } from '../types.js';
 
 /** Settings of one model load, from `config.llm` with the model path resolved. */
@@ -16,6 +16,8 @@ export interface LoadSettings {
   /** Tokens ONE sequence holds (node-llama-cpp's `contextSize` is per sequence). */
   contextSize: number;
   threads: number;
+  /** The sha256 the model must have (MODELS_VERIFY); a mismatch fails the load. */
+  expected?: ExpectedHash;
 }
 
 export type { ModelFingerprint };
@@ -72,6 +74,8 @@ export interface LoadedMessage {
   /** Tokens one sequence holds (prompt + output). */
   contextTokens: number;
   sha256: string;
+  /** The sha256 matched what the manifest or SHA256SUMS vouch for. */
+  verified: boolean;
   fingerprint: ModelFingerprint;
   loadMs: number;
 }

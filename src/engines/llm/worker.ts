@@ -19,7 +19,7 @@ import {
   type LlamaModel,
 } from 'node-llama-cpp';
 import type { ChatMessage } from '../types.js';
-import { modelFingerprint, modelLabel } from '../model-version.js';
+import { checkExpectedHash, modelFingerprint, modelLabel } from '../model-version.js';
 import type {
   ChildMessage,
   CountMessage,
@@ -112,10 +112,11 @@ async function load(message: LoadMessage): Promise<void> {
     return;
   }
   try {
-    const [fingerprint, opened] = await Promise.all([
-      modelFingerprint(modelPath, message.known),
-      openModel(message.settings),
-    ]);
+    const hashing = modelFingerprint(modelPath, message.known);
+    // A model that must match a vouched-for hash is checked before it is loaded at all.
+    const { expected } = message.settings;
+    const verified = expected ? checkExpectedHash(modelPath, (await hashing).sha256, expected) : false;
+    const [fingerprint, opened] = await Promise.all([hashing, openModel(message.settings)]);
     runtime = opened.runtime;
     send({
       type: 'loaded',
@@ -123,6 +124,7 @@ async function load(message: LoadMessage): Promise<void> {
       device: opened.device,
       contextTokens: opened.runtime.contextTokens,
       sha256: fingerprint.sha256,
+      verified,
       fingerprint,
       loadMs: Math.round(performance.now() - started),
     });
