@@ -74,7 +74,9 @@ function locateModel(config: Config, variable: string, file: string | undefined)
 
 function ocrEngine(config: Config, logger?: Logger): OcrEngine {
   if (config.ocr.engine === 'off') return unavailableEngine('ocr', 'OCR_ENGINE is off', false);
-  const engine = createOcrEngine(config.ocr, logger);
+  // Traineddata from the npm packages is vouched for by the lockfile; a configured folder's by the manifest or SHA256SUMS.
+  const expectedHash = config.ocr.tessdataDir ? (path: string) => expectedHashOf(config, path) : undefined;
+  const engine = createOcrEngine(config.ocr, logger, expectedHash);
   return engine instanceof TesseractOcrEngine ? engine : unavailableEngine('ocr', engine.reason, true);
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -86,5 +87,27 @@ describe('the tesseract.js OCR engine', () => {
     const engine = await startedEngine({ OCR_TESSDATA_DIR: DEBIAN_TESSDATA });
     expect(engine.status().model).toMatch(/^chi_sim\.traineddata@/);
     expect((await engine.recognize(await headerLine(), new AbortController().signal)).text).toContain('医院');
+  }, 60_000);
+
+  it('checks a configured folder against its SHA256SUMS: verified when it matches, failed when not', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tessdata-sums-'));
+    try {
+      const file = join(dir, 'eng.traineddata');
+      await writeFile(file, gunzipSync(await readFile('node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz')));
+      const sha256 = createHash('sha256').update(await readFile(file)).digest('hex');
+      const engineWith = (sums: string) =>
+        writeFile(join(dir, 'SHA256SUMS'), sums).then(() => {
+          const { ocr } = createEngines(loadConfig({ OCR_WORKERS: '1', OCR_LANGS: 'eng', OCR_TESSDATA_DIR: dir }));
+          engines.push(ocr as TesseractOcrEngine);
+          return ocr.start().then(() => ocr.status());
+        });
+      expect(await engineWith(`${'0'.repeat(64)}  eng.traineddata\n`)).toMatchObject({
+        state: 'failed',
+        reason: expect.stringContaining('MODELS_VERIFY=off'),
+      });
+      expect(await engineWith(`${sha256}  eng.traineddata\n`)).toMatchObject({ state: 'ready', verified: true });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -8,6 +8,7 @@ import { createWorker, OEM, type Worker } from 'tesseract.js';
 import type { Config } from '../../config.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import type { Logger } from '../../platform/logger.js';
+import type { ExpectedHash } from '../model-version.js';
 import type { EngineState, EngineStatus, OcrEngine, OcrPage } from '../types.js';
 import { pageFromBlocks, type TesseractBlock } from './layout.js';
 import { readUpright, type Rotation } from './orientation.js';
@@ -27,6 +28,7 @@ export class TesseractOcrEngine implements OcrEngine {
   private state: EngineState = 'starting';
   private reason: string | undefined = 'loading traineddata into the OCR workers';
   private model: string | undefined;
+  private verified: boolean | undefined;
   private pool: WorkerPool<Worker> | undefined;
   private removeLangPath: (() => Promise<void>) | undefined;
 
@@ -34,6 +36,8 @@ export class TesseractOcrEngine implements OcrEngine {
     private readonly settings: OcrSettings,
     private readonly languages: LanguageFiles,
     private readonly logger?: Logger,
+    /** Set when the traineddata comes from OCR_TESSDATA_DIR: the hashes the manifest or SHA256SUMS vouch for. */
+    private readonly expectedHash?: (path: string) => ExpectedHash | undefined,
   ) {}
 
   status(): EngineStatus {
@@ -43,11 +47,12 @@ export class TesseractOcrEngine implements OcrEngine {
       device: `cpu: ${this.settings.workers} tesseract.js workers`,
       ...(this.reason ? { reason: this.reason } : {}),
       ...(this.model ? { model: this.model } : {}),
+      ...(this.verified !== undefined ? { verified: this.verified } : {}),
     };
   }
 
   async start(): Promise<void> {
-    const problem = await languagesProblem(this.languages);
+    const problem = await this.checkLanguages();
     if (problem) {
       this.state = 'failed';
       this.reason = problem;
@@ -74,7 +79,6 @@ export class TesseractOcrEngine implements OcrEngine {
       );
       const started = Date.now();
       await this.pool.start(this.settings.startTimeoutMs);
-      this.model = await languagesVersion(this.languages);
       this.state = 'ready';
       this.reason = undefined;
       this.logger?.info({ engine: 'ocr', workers: this.pool.size, ms: Date.now() - started, model: this.model }, 'OCR engine ready');
@@ -84,6 +88,20 @@ export class TesseractOcrEngine implements OcrEngine {
       this.logger?.error({ engine: 'ocr', reason: this.reason }, 'OCR engine failed');
       await this.close();
       throw error;
+    }
+  }
+
+  /** Why the traineddata cannot serve (unreadable, or not the file vouched for), else undefined; notes its version. */
+  private async checkLanguages(): Promise<string | undefined> {
+    const problem = await languagesProblem(this.languages);
+    if (problem) return problem;
+    try {
+      const version = await languagesVersion(this.languages, this.expectedHash);
+      this.model = version.label;
+      this.verified = version.verified;
+      return undefined;
+    } catch (error) {
+      return describe(error);
     }
   }
 
@@ -123,7 +141,11 @@ function describe(error: unknown): string {
 }
 
 /** The engine when its traineddata exists, else why not. */
-export function createOcrEngine(settings: OcrSettings, logger?: Logger): TesseractOcrEngine | { reason: string } {
+export function createOcrEngine(
+  settings: OcrSettings,
+  logger?: Logger,
+  expectedHash?: (path: string) => ExpectedHash | undefined,
+): TesseractOcrEngine | { reason: string } {
   const languages = locateLanguages(settings.langs, settings.tessdataDir);
-  return 'reason' in languages ? languages : new TesseractOcrEngine(settings, languages, logger);
+  return 'reason' in languages ? languages : new TesseractOcrEngine(settings, languages, logger, expectedHash);
 }

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { hashFile } from '../model-version.js';
+import { checkExpectedHash, hashFile, type ExpectedHash } from '../model-version.js';
 
 export interface LanguageFiles {
   /** lang code → absolute path of its traineddata (gzipped or not; tesseract.js sniffs gzip). */
@@ -98,10 +98,26 @@ export async function linkLanguages(languages: LanguageFiles): Promise<{ langPat
   return { langPath, remove: () => rm(langPath, { recursive: true, force: true }) };
 }
 
-/** "chi_sim.traineddata.gz@1a2b3c4d5e6f+eng.traineddata.gz@…" for /readyz and artifact keys. */
-export async function languagesVersion(languages: LanguageFiles): Promise<string> {
-  const parts = await Promise.all(
-    [...languages.files.values()].map(async (path) => `${basename(path)}@${(await hashFile(path)).slice(0, 12)}`),
+export interface LanguagesVersion {
+  /** "chi_sim.traineddata.gz@1a2b3c4d5e6f+eng.traineddata.gz@…" for /readyz and artifact keys. */
+  label: string;
+  /** Every file matched the hash vouched for; undefined when no check applies (the npm packages). */
+  verified: boolean | undefined;
+}
+
+/** Hashes every file; with `expectedHash`, a file whose hash differs from the vouched-for one throws. */
+export async function languagesVersion(
+  languages: LanguageFiles,
+  expectedHash?: (path: string) => ExpectedHash | undefined,
+): Promise<LanguagesVersion> {
+  const files = await Promise.all(
+    [...languages.files.values()].map(async (path) => {
+      const sha256 = await hashFile(path);
+      return { label: `${basename(path)}@${sha256.slice(0, 12)}`, verified: checkExpectedHash(path, sha256, expectedHash?.(path)) };
+    }),
   );
-  return parts.join('+');
+  return {
+    label: files.map((file) => file.label).join('+'),
+    verified: expectedHash ? files.every((file) => file.verified) : undefined,
+  };
 }
