@@ -119,6 +119,8 @@ describe('LLM engine (node-llama-cpp in a child process)', () => {
       state: 'ready',
       configured: true,
       model: `test-tiny-qwen2.gguf@${sha256.slice(0, 12)}`,
+      // Nothing vouches for this model's hash here (no manifest entry, no SHA256SUMS).
+      verified: false,
       device: 'cpu',
     });
     expect(engine.contextTokens()).toBeGreaterThanOrEqual(CONTEXT);
