@@ -7,14 +7,14 @@
  * on the connected machine in MODELS_DIR/SHA256SUMS; the bundle carries that file into the
  * air-gapped site, and `models:install` and `models:verify` check every byte against it.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { CHECKSUMS_FILE, parseChecksums } from '../../src/engines/model-trust.js';
 
 export { CHECKSUMS_FILE };
+/** The same streamed sha256 the gateway computes for the models it loads. */
+export { hashFile as sha256OfFile } from '../../src/engines/model-version.js';
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 const modelEntry = z.object({
@@ -59,12 +59,6 @@ export function profileModels(manifest: Manifest, profile: string): ModelEntry[]
   const ids = manifest.profiles[profile];
   if (!ids) throw new Error(`unknown profile ${profile}; the manifest has: ${Object.keys(manifest.profiles).join(', ')}`);
   return ids.map((id) => manifest.models.find((m) => m.id === id)!);
-}
-
-export async function sha256OfFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 export async function readChecksums(dir: string): Promise<Map<string, string>> {

@@ -111,7 +111,9 @@ interface JobRow {
   updated_at: number;
 }
 
-const DELIVERABLE = "('succeeded', 'failed', 'delivering')";
+/** Drafted jobs whose callback is still to be delivered. */
+const DELIVERABLE_STATES: ReadonlySet<AdviceJobState> = new Set(['succeeded', 'failed', 'delivering']);
+const DELIVERABLE = `(${[...DELIVERABLE_STATES].map((state) => `'${state}'`).join(', ')})`;
 const FINISHED = "('delivered', 'dead')";
 
 export class SqliteAdviceJobStore implements AdviceJobStore {
@@ -271,7 +273,7 @@ export class SqliteAdviceJobStore implements AdviceJobStore {
   async find(requestId: string): Promise<AdviceJobView | undefined> {
     const row = this.statements.select.get(requestId);
     if (!row) return undefined;
-    const waiting = row.state === 'queued' || DELIVERABLE.includes(`'${row.state}'`);
+    const waiting = row.state === 'queued' || DELIVERABLE_STATES.has(row.state);
     return {
       requestId: row.request_id,
       state: row.state,
