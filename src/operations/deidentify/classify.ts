@@ -97,8 +97,8 @@ const RULES: Record<DocumentKind, CategoryRules> = {
   },
   imaging_report: {
     titles: phrases(TITLE_WEIGHT, [
-      '影像诊断报告', '影像学报告', '影像报告', '放射科报告', 'ct检查报告', 'ct报告', 'mri检查报告', 'mr检查报告',
-      '超声检查报告', '超声报告', '彩超报告', 'x线检查报告', 'pet-ct报告', 'dr检查报告', '医学影像',
+      '影像诊断报告', '影像学报告', '影像报告', '放射科报告', 'ct检查报告', 'ct报告', 'mri检查报告', 'mri报告', 'mr检查报告', 'mr报告', 'dr检查报告', 'dr报告',
+      '超声检查报告', '超声报告', '彩超报告', 'x线检查报告', 'x线报告', 'pet-ct报告', '医学影像',
       'radiology report', 'imaging report', 'ct report', 'mri report', 'ultrasound report',
     ]),
     cues: [
