@@ -255,6 +255,18 @@ describe('classifyByRules: documents that quote other kinds', () => {
     expect(classifyByRules(text).category).toBe('admission_record');
   });
 
+  it('a lab sheet whose labels OCR lost is read from its reference ranges and units', () => {
+    const rows = ['1 WBC 5.62 3.50~9.50', '2 RBC 4.21 4,30~5.80', '3 HGB 128 130--175', '4 PLT 210 10°9/L 125~350',
+      '5 NEUT% 65.2 40.0~75.0', '6 LYM% 25.1 20.0-50.0', '7 MONO% 6.2 3.00~10.00'];
+    const result = classifyByRules(rows.join('\n'));
+    expect(result.category).toBe('lab_report');
+    expect(result.evidence).toEqual(expect.arrayContaining(['10^9/L, g/L, mmol/L…', '3.5~9.5 ranges ×6']));
+  });
+
+  it('dates, times and blood pressure are not reference ranges', () => {
+    expect(classifyByRules('2024-03-10 至 2024-03-25\n08:00-12:00\nBP 130/80mmHg\n第1-2周期').evidence).toEqual([]);
+  });
+
   it('the title decides between two documents with the same sections', () => {
     const sections = '\n诊疗经过：化疗2周期。\n主诉：咳嗽。\n现病史：咳嗽2月。\n出院诊断：肺癌。';
     expect(classifyByRules(`出院小结${sections}`).category).toBe('discharge_summary');

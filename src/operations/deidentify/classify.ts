@@ -78,7 +78,10 @@ function counted(label: string, pattern: RegExp, maxCount: number): Cue {
   return { label, pattern, weight: 1, maxCount };
 }
 
-const LAB_UNIT = /(?<![a-z])(?:10\^?(?:9|12)\/l|[mnpμu]?mol\/l|[mnpμ]?g\/d?l|[ui]?u\/m?l|[mnp]g\/ml|fl)(?![a-z])/gu;
+/** "10^9/L" as OCR reads it: "10^9/L", "109/L" (NFKC of a superscript) or "10°9/L". */
+const LAB_UNIT = /(?<![a-z])(?:10[\^°]?(?:9|12)\/l|[mnpμu]?mol\/l|[mnpμ]?g\/d?l|[ui]?u\/m?l|[mnp]g\/ml|fl)(?![a-z])/gu;
+/** Reference ranges "3.50~9.50", "3.5-9.5" (decimals, so dates do not count); OCR may read "." as ",". */
+const REFERENCE_RANGE = /\d(?:[.,]\d+)?~\d|\d[.,]\d+-{1,2}\d+[.,]\d/gu;
 const DOSE = /\d ?(?:mg|mcg|μg|ug|g|ml|iu|片|粒|支|袋|丸)(?![a-z/])/gu;
 const FREQUENCY = /(?<![a-z])(?:qd|bid|tid|qid|qn|qod|q\d{1,2}h|prn|ivgtt|po)(?![a-z])|每日|每天|口服|静滴|静脉滴注|皮下注射/gu;
 const MODALITY = /(?<![a-z])(?:ct|mri|mr|dr|pet-ct)(?![a-z])|b超|彩超|超声|x线/gu;
@@ -118,6 +121,7 @@ const RULES: Record<DocumentKind, CategoryRules> = {
       ...phrases(2, ['血常规', '生化', '肝功能', '肾功能', '审核者', 'units']),
       ...phrases(1, ['结果', 'result']),
       counted('10^9/L, g/L, mmol/L…', LAB_UNIT, 8),
+      counted('3.5~9.5 ranges', REFERENCE_RANGE, 8),
     ],
   },
   admission_record: {
