@@ -237,6 +237,11 @@ describe('classifyByRules: documents that quote other kinds', () => {
     expect(classifyByRules('某某市第一人民医院\n病理诊断：腺癌').category).toBe('other');
   });
 
+  it('a title after a long English hospital name on the same line is still a title', () => {
+    const result = classifyByRules('The First Affiliated Hospital of Suzhou Medical College Laboratory Report\nName: X');
+    expect(result).toEqual({ category: 'lab_report', confidence: 1, evidence: ['laboratory report', 'laboratory'] });
+  });
+
   it('a title phrase quoted in the body counts less than the title itself', () => {
     const quoted = `入院记录\n现病史：外院病理报告示腺癌，免疫组化：TTF-1(+)。`;
     expect(classifyByRules(quoted).category).toBe('admission_record');

@@ -34,7 +34,7 @@ export const MAX_RULE_TEXT_CHARS = 4000;
  * colon and TITLE_LINE_CHARS, so "现病史：外院病理报告示…" on line 2 is a body mention.
  */
 const TITLE_LINES = 4;
-const TITLE_LINE_CHARS = 40;
+const TITLE_LINE_CHARS = 80;
 /** A title names the document: it outweighs the sections another kind of document quotes. */
 const TITLE_WEIGHT = 10;
 /** A title phrase outside the title region is a reference ("病理报告示…"), worth a section phrase. */
