@@ -306,6 +306,16 @@ describe('classifyByRules: nothing convincing is other', () => {
     expect(classifyByRules('fact ct').evidence).toEqual(['ct/mri/超声…']);
   });
 
+  it('reads MR and DR as modalities beside Chinese only, never "Mr." or "Dr."', () => {
+    expect(classifyByRules('Mr. Wang was seen by Dr. Li and Dr Chen').evidence).toEqual([]);
+    expect(classifyByRules('头颅MR检查，胸部DR').evidence).toEqual(['ct/mri/超声… ×2']);
+  });
+
+  it('does not read the blood gas pO2 as the frequency "po"', () => {
+    expect(classifyByRules('pO2 95 mmHg').evidence).toEqual([]);
+    expect(classifyByRules('aspirin 100 mg po').evidence).toEqual(['mg/片/ml…', 'qd/bid/tid/每日…']);
+  });
+
   it('normalises width and case and drops spaces except between English words', () => {
     expect(normalizeForRules('胸 部 ＣＴ 平 扫\n Chief   Complaint：咳嗽\n\n')).toBe('胸部ct平扫\nchief complaint:咳嗽');
   });

@@ -83,8 +83,9 @@ const LAB_UNIT = /(?<![a-z])(?:10[\^°]?(?:9|12)\/l|[mnpμu]?mol\/l|[mnpμ]?g\/d
 /** Reference ranges "3.50~9.50", "3.5-9.5" (decimals, so dates do not count); OCR may read "." as ",". */
 const REFERENCE_RANGE = /\d(?:[.,]\d+)?~\d|\d[.,]\d+-{1,2}\d+[.,]\d/gu;
 const DOSE = /\d ?(?:mg|mcg|μg|ug|g|ml|iu|片|粒|支|袋|丸)(?![a-z/])/gu;
-const FREQUENCY = /(?<![a-z])(?:qd|bid|tid|qid|qn|qod|q\d{1,2}h|prn|ivgtt|po)(?![a-z])|每日|每天|口服|静滴|静脉滴注|皮下注射/gu;
-const MODALITY = /(?<![a-z])(?:ct|mri|mr|dr|pet-ct)(?![a-z])|b超|彩超|超声|x线/gu;
+const FREQUENCY = /(?<![a-z])(?:qd|bid|tid|qid|qn|qod|q\d{1,2}h|prn|ivgtt|po)(?![a-z0-9])|每日|每天|口服|静滴|静脉滴注|皮下注射/gu;
+/** MR and DR only beside Chinese ("头颅MR平扫", "胸部DR"): in English they are "Mr." and "Dr.". */
+const MODALITY = /(?<![a-z])(?:ct|mri|pet-ct)(?![a-z])|(?<=\p{Script=Han})(?:mr|dr)(?![a-z])|(?<![a-z])(?:mr|dr)(?=\p{Script=Han})|b超|彩超|超声|x线/gu;
 
 const RULES: Record<DocumentKind, CategoryRules> = {
   pathology_report: {
