@@ -4,7 +4,7 @@
  * de-identified, downloaded, and both input and output are read by the native tesseract CLI (an
  * independent reader, not the gateway's OCR). A planted personal string readable in the input
  * and still readable in the output is a leak; a clinical phrase readable in the input and no
- * longer in the output is over-redaction. The real photos' personal strings are printed masked.
+ * longer in the output is over-redaction. Leaked strings are printed masked (the photos show real people).
  *
  * Exit code 1 on any leak (text, image metadata, or a PDF text layer) or a failure other than
  * deidentification_failed (422, the self-audit refusing a file, which is counted, not fatal).
@@ -66,7 +66,6 @@ async function evaluate(gateway: OcrGateway, c: DeidCase): Promise<FileReport> {
   };
 }
 
-const shown = (r: FileReport, strings: string[]) => (r.expected.real ? strings.map(mask) : strings).join(', ');
 const ratio = (part: number, whole: number) => (whole ? pct(part / whole) : '-');
 
 function printFile(r: FileReport): void {
@@ -85,7 +84,7 @@ function printFile(r: FileReport): void {
     (r.failed ? '' : ratio(r.lost.length, r.clinicalInInput.length)).padStart(7),
     (r.failed ?? (r.leftovers.join('+') || 'clean')).padStart(12),
   );
-  if (r.leaked.length) console.log(`    LEAKED: ${shown(r, r.leaked)}`);
+  if (r.leaked.length) console.log(`    LEAKED: ${r.leaked.map(mask).join(', ')}`);
   if (r.lost.length) console.log(`    LOST:   ${r.lost.join(', ')}`);
 }
 

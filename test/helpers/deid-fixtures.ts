@@ -29,8 +29,6 @@ export interface DeidTruth {
 
 export interface DeidCase extends DeidTruth {
   path: string;
-  /** A real photo: its personal strings may be printed only masked. */
-  real: boolean;
 }
 
 export const deidGroundTruth = (): Record<string, DeidTruth> =>
@@ -48,8 +46,8 @@ export const REAL_DEID_PHOTOS = ['np2016_bloodtestreport2.jpg', 'np2016_bloodtes
 
 /** The project's fixtures, then the real photos (whether or not they are present). */
 export function deidCases(): DeidCase[] {
-  const fixtures = Object.entries(deidGroundTruth()).map(([file, truth]) => ({ ...truth, path: join(DEID_FIXTURES, file), real: false }));
-  return [...fixtures, ...REAL_DEID_PHOTOS.map((path) => ({ ...BLOOD_TEST, path, real: true }))];
+  const fixtures = Object.entries(deidGroundTruth()).map(([file, truth]) => ({ ...truth, path: join(DEID_FIXTURES, file) }));
+  return [...fixtures, ...REAL_DEID_PHOTOS.map((path) => ({ ...BLOOD_TEST, path }))];
 }
 
 const RESIDENT_ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
