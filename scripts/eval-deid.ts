@@ -18,7 +18,7 @@ import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAtMost } from '../src/platform/concurrency.js';
 import { deidCases, type DeidCase } from '../test/helpers/deid-fixtures.js';
-import { comparable, deidentify, isPdf, leftoverMetadata, mask, pageCount, readableIn, readIndependently, textLayerChars } from './deid/harness.js';
+import { comparable, deidentify, formatOf, isPdf, leftoverMetadata, mask, pageCount, readableIn, readIndependently, textLayerChars } from './deid/harness.js';
 import { pct, startOcrGateway, type OcrGateway } from './ocr/harness.js';
 
 interface FileReport {
@@ -34,6 +34,8 @@ interface FileReport {
   lost: string[];
   /** Image metadata left, or `text layer` for a PDF that still has one. */
   leftovers: string[];
+  /** Input and output formats when they differ (images must keep theirs, PDFs stay PDFs). */
+  formatChange?: string;
 }
 
 async function evaluate(gateway: OcrGateway, c: DeidCase): Promise<FileReport> {
@@ -52,8 +54,10 @@ async function evaluate(gateway: OcrGateway, c: DeidCase): Promise<FileReport> {
   const outcome = await deidentify(gateway, c.path);
   if (!outcome.ok) return { ...report, failed: `${outcome.status} ${outcome.kind}` };
   const outputText = comparable((await readIndependently(outcome.output, inputReading.turns)).text);
+  const [from, to] = await Promise.all([formatOf(input), formatOf(outcome.output)]);
   return {
     ...report,
+    formatChange: from === to ? undefined : `${from} → ${to}`,
     category: outcome.result.category,
     pages: outcome.result.pages ?? (await pageCount(outcome.output)),
     leaked: report.personalInInput.filter((s) => readableIn(outputText, s)),
@@ -86,6 +90,7 @@ function printFile(r: FileReport): void {
   );
   if (r.leaked.length) console.log(`    LEAKED: ${r.leaked.map(mask).join(', ')}`);
   if (r.lost.length) console.log(`    LOST:   ${r.lost.join(', ')}`);
+  if (r.formatChange) console.log(`    FORMAT: ${r.formatChange}`);
 }
 
 function printTotals(reports: FileReport[]): boolean {
@@ -103,6 +108,8 @@ function printTotals(reports: FileReport[]): boolean {
   console.log(`over-redaction rate: ${lost}/${clinical} clinical phrases readable in the input (${ratio(lost, clinical)})`);
   console.log(`category accuracy:   ${rightCategory}/${done.length} (${ratio(rightCategory, done.length)})`);
   console.log(`metadata/text layer: ${withLeftovers.length ? withLeftovers.map((r) => `${r.file} (${r.leftovers.join('+')})`).join(', ') : 'none left'}`);
+  const changed = done.filter((r) => r.formatChange);
+  console.log(`format changed:      ${changed.length ? changed.map((r) => `${r.file} (${r.formatChange})`).join(', ') : 'none'}`);
   console.log(`refused (422):       ${refused.length}${refused.length ? ` — ${refused.map((r) => r.file).join(', ')}` : ''}`);
   if (broken.length) console.log(`other failures:      ${broken.map((r) => `${r.file} (${r.failed})`).join(', ')}`);
   return leaked === 0 && withLeftovers.length === 0 && broken.length === 0;

@@ -38,6 +38,9 @@ export async function deidentify(gateway: OcrGateway, path: string): Promise<Dei
 
 export const isPdf = (bytes: Buffer) => bytes.subarray(0, 5).toString('latin1') === '%PDF-';
 
+/** `pdf`, or the image format sharp reads (jpeg, png, webp, tiff…). */
+export const formatOf = async (bytes: Buffer): Promise<string> => (isPdf(bytes) ? 'pdf' : ((await sharp(bytes).metadata()).format ?? 'unknown'));
+
 const pdfjsDir = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 
 function openPdf(bytes: Buffer): Promise<PDFDocumentProxy> {
