@@ -141,11 +141,14 @@ export interface IndependentReading {
   turns: (number | null)[];
 }
 
+const ALL_TURNS = [0, 90, 180, 270];
+
 /**
  * What an independent reader finds in a file: each page turned upright by OSD, then read by the
- * native CLI with the default layout and as sparse text (--psm 11), all texts joined. A redacted
- * page may have too little text for OSD, so `turnHints` (the input's turns) are read as well
- * when they differ: a leak must not hide behind a page the reader held sideways.
+ * native CLI with the default layout and as sparse text (--psm 11), all texts joined. A leak
+ * must not hide behind a page the reader held sideways: a page OSD cannot orient (a redacted
+ * page has little text left) is read in all four turns, and `turnHints` (the input's turns) are
+ * read as well when they differ from OSD's.
  */
 export async function readIndependently(bytes: Buffer, turnHints: (number | null)[] = []): Promise<IndependentReading> {
   const dir = await mkdtemp(join(tmpdir(), 'eval-deid-'));
@@ -157,7 +160,7 @@ export async function readIndependently(bytes: Buffer, turnHints: (number | null
       await writeFile(path, png);
       const turn = await uprightTurn(path);
       turns.push(turn);
-      for (const t of new Set([turn ?? 0, turnHints[i] ?? turn ?? 0])) {
+      for (const t of turn === null ? ALL_TURNS : new Set([turn, turnHints[i] ?? turn])) {
         const turned = join(dir, `page${i}-${t}.png`);
         await writeFile(turned, await sharp(png).rotate(t).png().toBuffer());
         for (const layout of [[], ['--psm', '11']]) texts.push((await tesseract(turned, '-l', LANGS, ...layout)).stdout);
