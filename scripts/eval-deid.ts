@@ -62,12 +62,14 @@ async function evaluate(gateway: OcrGateway, c: DeidCase): Promise<FileReport> {
     pages: outcome.result.pages ?? (await pageCount(outcome.output)),
     leaked: report.personalInInput.filter((s) => readableIn(outputText, s)),
     lost: report.clinicalInInput.filter((s) => !readableIn(outputText, s)),
-    leftovers: isPdf(outcome.output)
-      ? (await textLayerChars(outcome.output)) > 0
-        ? ['text layer']
-        : []
-      : await leftoverMetadata(outcome.output),
+    leftovers: await leftoversOf(outcome.output),
   };
+}
+
+/** What a de-identified file must not carry besides its pixels: image metadata, a PDF text layer. */
+async function leftoversOf(output: Buffer): Promise<string[]> {
+  if (!isPdf(output)) return leftoverMetadata(output);
+  return (await textLayerChars(output)) > 0 ? ['text layer'] : [];
 }
 
 const ratio = (part: number, whole: number) => (whole ? pct(part / whole) : '-');
