@@ -1,20 +1,31 @@
 /**
- * Shared by eval:ocr and bench:ocr: the real gateway listening on a free port with the OCR
- * engine, a local file server for the pages, a case-ocr call over HTTP, and character error rate.
+ * Shared by eval:ocr, bench:ocr, eval:deid and bench:deid: the real gateway listening on a free
+ * port with the OCR engine, a local file server for the pages, an operation called over HTTP
+ * with local files, and character error rate.
  */
 import { readFile } from 'node:fs/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { CaseOcrResponse } from '../../src/contract/case-files.js';
 import { createLogger } from '../../src/platform/logger.js';
 
+export interface GatewayAnswer<T> {
+  status: number;
+  body: T | { error: { kind: string; message: string; retryable?: boolean } };
+  ms: number;
+}
+
 export interface OcrGateway {
   /** POSTs one case-ocr request for these local files; throws on a non-200 answer. */
   caseOcr(paths: string[]): Promise<{ body: CaseOcrResponse; ms: number }>;
+  /** POSTs a request of `{request_id, files}` for these local files to an operation's route, e.g. `/ai/v1/case-file-process`. */
+  postFiles<T>(route: string, paths: string[]): Promise<GatewayAnswer<T>>;
+  /** http://127.0.0.1:port of the gateway. */
+  baseUrl: string;
   model: string;
   close(): Promise<void>;
 }
@@ -54,22 +65,28 @@ export async function startOcrGateway(env: Record<string, string> = {}): Promise
   }
   const files = await serveFiles();
   const { port } = app.server.address() as { port: number };
+  const baseUrl = `http://127.0.0.1:${port}`;
   let requests = 0;
+  const postFiles = async <T>(route: string, paths: string[]): Promise<GatewayAnswer<T>> => {
+    const started = performance.now();
+    const response = await fetch(baseUrl + route, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        request_id: `eval-${++requests}`,
+        files: paths.map((path, i) => ({ upload_file_id: i + 1, bucket: 'eval', object_key: path, file_name: basename(path), file_url: files.urlOf(path) })),
+      }),
+    });
+    return { status: response.status, body: (await response.json()) as GatewayAnswer<T>['body'], ms: performance.now() - started };
+  };
   return {
     model: app.engineStatus('ocr').model ?? '?',
+    baseUrl,
+    postFiles,
     caseOcr: async (paths) => {
-      const started = performance.now();
-      const response = await fetch(`http://127.0.0.1:${port}/ai/v1/case-ocr`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          request_id: `eval-${++requests}`,
-          files: paths.map((path, i) => ({ upload_file_id: i + 1, bucket: 'eval', object_key: path, file_name: path, file_url: files.urlOf(path) })),
-        }),
-      });
-      const body = (await response.json()) as CaseOcrResponse & { error?: { kind: string; message: string } };
-      if (response.status !== 200) throw new Error(`case-ocr answered ${response.status} ${body.error?.kind}: ${body.error?.message}`);
-      return { body, ms: performance.now() - started };
+      const { status, body, ms } = await postFiles<CaseOcrResponse>('/ai/v1/case-ocr', paths);
+      if ('error' in body) throw new Error(`case-ocr answered ${status} ${body.error.kind}: ${body.error.message}`);
+      return { body, ms };
     },
     close: async () => {
       files.server.close();
