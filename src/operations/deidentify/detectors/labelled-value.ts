@@ -14,6 +14,7 @@ const SEPARATOR = /^\s*[:;.|]{0,2}\s*/u;
 const PUNCTUATION_SEPARATOR = /[:;.|]/u;
 const BLANK = /^[\s\p{P}]*$/u;
 const HAN_END = /\p{Script=Han}$/u;
+const GLUED_VALUE = /^[A-Za-z0-9]/u;
 
 interface LabelContext {
   label: LabelMatch & { category: PersonalKind };
@@ -30,10 +31,10 @@ function isPersonal(label: LabelMatch): label is LabelMatch & { category: Person
 
 /**
  * "的患者" at a line end is prose, not a form label waiting for a value below; in "Patient ID:
- * MRN00123456" the value is there, after a second label of the same kind.
+ * MRN00123456" the value is there, glued to a second label of the same kind.
  */
 function isOpen({ label, line, hasColon, next }: LabelContext): boolean {
-  if (next?.category === label.category) return false;
+  if (next?.category === label.category && GLUED_VALUE.test(line.slice(next.end))) return false;
   return hasColon || (!AMBIGUOUS_LABELS.has(label.label.toLowerCase()) && !HAN_END.test(line.slice(0, label.start)));
 }
 

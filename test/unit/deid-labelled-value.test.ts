@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { detectLabelledValues } from '../../src/operations/deidentify/detectors/labelled-value.js';
+import { slices } from './deid-slices.js';
+
+function values(line: string): string[] {
+  return slices(line, detectLabelledValues(line).detections);
+}
+
+function kinds(line: string): string[] {
+  return detectLabelledValues(line).detections.map((detection) => detection.kind);
+}
+
+describe('labelled values: the real report lines', () => {
+  it.each([
+    ['姓名:孟丁 性别:男 年龄:2岁 门诊号:90051065', ['孟丁', '90051065'], ['name', 'hospital_id']],
+    ['送检医生:董薇 审核者:樊一笋 检验者:29028', ['董薇', '樊一笋', '29028'], ['name', 'name', 'name']],
+    ['发票号码:01425472', ['01425472'], ['hospital_id']],
+    ['sample No 20160824XXS0025', ['20160824XXS0025'], ['hospital_id']],
+    ['样本号:20160824XXS0025', ['20160824XXS0025'], ['hospital_id']],
+  ])('%s', (line, expected, expectedKinds) => {
+    expect(values(line)).toEqual(expected);
+    expect(kinds(line)).toEqual(expectedKinds);
+  });
+});
+
+describe('labelled values: OCR-noisy separators and labels', () => {
+  it.each([
+    ['姓名：张三', '张三'],
+    ['姓名;张三', '张三'],
+    ['姓名.张三', '张三'],
+    ['姓名 张三', '张三'],
+    ['姓名张三性别男', '张三'],
+    ['姓 名 : 李秀英 性别：女', '李秀英'],
+    ['姓名 : 欧阳明华', '欧阳明华'],
+    ['患者姓名：王建国，男，63岁', '王建国'],
+    ['姓名：阿依古丽·买买提 性别：女', '阿依古丽·买买提'],
+    ['姓名：Zhang San 年龄：40岁', 'Zhang San'],
+    ['Name: John Smith Age: 61', 'John Smith'],
+    ['Patient Name: Mary Ann Lee Sex: F', 'Mary Ann Lee'],
+    ['Reported by: Dr. Li Wei', 'Li Wei'],
+    ['审核：樊一笋2016-08-24', '樊一笋'],
+  ])('name in %s', (line, name) => {
+    expect(values(line)).toEqual([name]);
+    expect(kinds(line)).toEqual(['name']);
+  });
+
+  it.each([
+    ['门诊号:9005 1065 性别:男', '9005 1065', 'hospital_id'],
+    ['ＩＤ号：９００５１０６５', '９００５１０６５', 'hospital_id'],
+    ['住院号 Z00123', 'Z00123', 'hospital_id'],
+    ['MRN: 00123456', '00123456', 'hospital_id'],
+    ['Bed No. 12 Dept: Oncology', '12', 'hospital_id'],
+    ['身份证号:11010519491231002X', '11010519491231002X', 'resident_id'],
+    ['身份证号码：1101051949123lOO2X', '1101051949123lOO2X', 'resident_id'],
+    ['联系电话：138 1234 5678', '138 1234 5678', 'phone'],
+    ['Tel: +86-138-1234-5678', '+86-138-1234-5678', 'phone'],
+    ['医保卡号：3205001234567', '3205001234567', 'insurance_number'],
+    ['Insurance No: SZ12345678', 'SZ12345678', 'insurance_number'],
+    ['护照号码 E12345678', 'E12345678', 'passport'],
+    ['Email: zhang.san@example.com', 'zhang.san@example.com', 'email'],
+    ['出生日期:1968-03-12 性别:女', '1968-03-12', 'birth_date'],
+    ['出生年月：1968年3月', '1968年3月', 'birth_date'],
+    ['生日 1968/3/12', '1968/3/12', 'birth_date'],
+    ['DOB: 12 Mar 1968', '12 Mar 1968', 'birth_date'],
+    ['Date of Birth: March 12, 1968 Sex: M', 'March 12, 1968', 'birth_date'],
+    ['出生日期 19680312', '19680312', 'birth_date'],
+    ['地址：江苏省苏州市工业园区星湖街328号 邮编215000', '江苏省苏州市工业园区星湖街328号', 'address'],
+    ['现住址:苏州市姑苏区人民路100号3栋 备注:无', '苏州市姑苏区人民路100号3栋', 'address'],
+  ])('%s → %s (%s)', (line, value, kind) => {
+    expect(values(line)).toEqual([value]);
+    expect(kinds(line)).toEqual([kind]);
+  });
+});
+
+describe('labelled values: unlabelled-looking names in free text', () => {
+  it.each([
+    ['患者张三，男，63岁', '张三'],
+    ['病人李秀英,', '李秀英'],
+    ['患者欧阳明华性别女', '欧阳明华'],
+  ])('%s → %s', (line, name) => {
+    expect(values(line)).toEqual([name]);
+  });
+
+  it.each([
+    ['患者信息'],
+    ['患者术后恢复良好，'],
+    ['患者于2016年8月行手术'],
+    ['检验项目 结果 单位'],
+    ['检验科'],
+    ['检验方法：化学发光法'],
+    ['出生缺陷筛查'],
+    ['The patient was admitted on Monday.'],
+  ])('%s → nothing', (line) => {
+    expect(values(line)).toEqual([]);
+  });
+});
+
+describe('labelled values: clinical lines stay visible', () => {
+  it.each([
+    ['白细胞计数 3.86 10^9/L 3.5-9.5'],
+    ['病理分期：IIIA期 (T2N2M0)'],
+    ['临床诊断：右肺上叶腺癌'],
+    ['报告日期：2016-08-24'],
+    ['年龄：56岁'],
+    ['性别：男'],
+    ['血小板计数 171 125-350'],
+    ['科室:肿瘤科 病区:三病区'],
+  ])('%s', (line) => {
+    expect(detectLabelledValues(line)).toEqual({ detections: [], openLabels: [] });
+  });
+});
+
+describe('open labels (value on the line below)', () => {
+  it.each([
+    ['姓名：', [[0, 2, 'name']]],
+    ['姓名: 性别:男', [[0, 2, 'name']]],
+    ['门诊号 住院号', [[0, 3, 'hospital_id'], [4, 7, 'hospital_id']]],
+    ['Address:', [[0, 7, 'address']]],
+  ])('%s', (line, expected) => {
+    const found = detectLabelledValues(line);
+    expect(found.detections).toEqual([]);
+    expect(found.openLabels.map(({ start, end, kind }) => [start, end, kind])).toEqual(expected);
+  });
+
+  it.each([['该患者'], ['Patient ID: MRN00123456'], ['性别：']])('%s has no open label', (line) => {
+    expect(detectLabelledValues(line).openLabels).toEqual([]);
+  });
+});
