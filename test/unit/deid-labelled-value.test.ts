@@ -39,6 +39,9 @@ describe('labelled values: OCR-noisy separators and labels', () => {
     ['Patient Name: Mary Ann Lee Sex: F', 'Mary Ann Lee'],
     ['Reported by: Dr. Li Wei', 'Li Wei'],
     ['审核：樊一笋2016-08-24', '樊一笋'],
+    ['姓名∶张三', '张三'],
+    ['姓 名 : 张 三 性 别 : 男', '张 三'],
+    ['NAME: ZHANG SAN SEX: M', 'ZHANG SAN'],
   ])('name in %s', (line, name) => {
     expect(values(line)).toEqual([name]);
     expect(kinds(line)).toEqual(['name']);
@@ -64,6 +67,9 @@ describe('labelled values: OCR-noisy separators and labels', () => {
     ['DOB: 12 Mar 1968', '12 Mar 1968', 'birth_date'],
     ['Date of Birth: March 12, 1968 Sex: M', 'March 12, 1968', 'birth_date'],
     ['出生日期 19680312', '19680312', 'birth_date'],
+    ['出生于1968年3月12日，汉族', '1968年3月12日', 'birth_date'],
+    ['出生日期：1968 性别：女', '1968', 'birth_date'],
+    ['住院号 123456 56岁', '123456', 'hospital_id'],
     ['地址：江苏省苏州市工业园区星湖街328号 邮编215000', '江苏省苏州市工业园区星湖街328号', 'address'],
     ['现住址:苏州市姑苏区人民路100号3栋 备注:无', '苏州市姑苏区人民路100号3栋', 'address'],
   ])('%s → %s (%s)', (line, value, kind) => {
@@ -105,6 +111,10 @@ describe('labelled values: clinical lines stay visible', () => {
     ['性别：男'],
     ['血小板计数 171 125-350'],
     ['科室:肿瘤科 病区:三病区'],
+    ['患者：男，56岁'],
+    ['姓名：不详'],
+    ['审核:2016-08-24 10:30'],
+    ['生日：不详'],
   ])('%s', (line) => {
     expect(detectLabelledValues(line)).toEqual({ detections: [], openLabels: [] });
   });

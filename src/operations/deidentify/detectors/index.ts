@@ -51,11 +51,11 @@ export function findPersonalData(line: string): LineFindings {
   return { detections: mergeDetections([...labelled.detections, ...unlabelled]), openLabels: labelled.openLabels };
 }
 
-const LABEL_DECORATION = /[\s:;.|]+/gu;
+/** Spaces and separators OCR may put in or after a label: "姓 名：", "Passport No." */
+const LABEL_DECORATION = /[\s:;.|∶]+/gu;
 
 /** '姓名：' → 'name', 'MRN' → 'hospital_id'; undefined for clinical labels and other text. */
 export function isPersonalLabel(text: string): PersonalKind | undefined {
-  const compact = toHalfWidth(text).trim().replace(/[:;.|]+$/u, '').trim();
-  const entry = wholeLabel(compact) ?? wholeLabel(compact.replace(LABEL_DECORATION, ''));
+  const entry = wholeLabel(toHalfWidth(text).replace(LABEL_DECORATION, ''));
   return entry && entry.category !== 'field' && entry.category !== 'not-label' ? entry.category : undefined;
 }

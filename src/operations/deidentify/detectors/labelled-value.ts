@@ -10,8 +10,8 @@ import type { Detection, LineFindings, OpenLabel, PersonalKind } from './types.j
 import { valueSpan } from './values.js';
 
 const RULE = 'labelled-value';
-const SEPARATOR = /^\s*[:;.|]{0,2}\s*/u;
-const PUNCTUATION_SEPARATOR = /[:;.|]/u;
+const SEPARATOR = /^\s*[:;.|∶]{0,2}\s*/u;
+const PUNCTUATION_SEPARATOR = /[:;.|∶]/u;
 const BLANK = /^[\s\p{P}]*$/u;
 const HAN_END = /\p{Script=Han}$/u;
 const GLUED_VALUE = /^[A-Za-z0-9]/u;

@@ -16,7 +16,7 @@ export const PERSONAL_LABELS: Readonly<Record<PersonalKind, readonly string[]>> 
     '登记号', '影像号', '病理号', 'ID号', '就诊卡号', '卡号', '门诊号码', '住院号码',
     'MRN', 'Patient ID', 'Hospital No', 'Sample No', 'Specimen No', 'Accession No', 'Bed No', 'Invoice No',
   ],
-  birth_date: ['出生日期', '出生年月', '出生年月日', '生日', '出生', 'DOB', 'Date of Birth', 'Birth Date'],
+  birth_date: ['出生日期', '出生年月', '出生年月日', '生日', '出生', '出生于', 'DOB', 'Date of Birth', 'Birth Date'],
   address: ['地址', '住址', '家庭住址', '现住址', '户籍地址', '联系地址', '单位地址', '家庭地址', 'Address'],
   phone: ['电话', '手机', '联系电话', '手机号', '手机号码', '电话号码', '家庭电话', 'Tel', 'Phone', 'Mobile', 'Telephone'],
   resident_id: ['身份证号', '身份证', '身份证号码', '证件号', '证件号码', 'ID No', 'ID Card'],
