@@ -42,6 +42,8 @@ describe('labelled values: OCR-noisy separators and labels', () => {
     ['姓名∶张三', '张三'],
     ['姓 名 : 张 三 性 别 : 男', '张 三'],
     ['NAME: ZHANG SAN SEX: M', 'ZHANG SAN'],
+    ['Signed by: Alice Wong MD', 'Alice Wong'],
+    ['Patient: Jane Doe, 63 y/o female', 'Jane Doe'],
   ])('name in %s', (line, name) => {
     expect(values(line)).toEqual([name]);
     expect(kinds(line)).toEqual(['name']);
@@ -57,6 +59,8 @@ describe('labelled values: OCR-noisy separators and labels', () => {
     ['身份证号码：1101051949123lOO2X', '1101051949123lOO2X', 'resident_id'],
     ['联系电话：138 1234 5678', '138 1234 5678', 'phone'],
     ['Tel: +86-138-1234-5678', '+86-138-1234-5678', 'phone'],
+    ['Tel:(0512) 6778-0000', '(0512) 6778-0000', 'phone'],
+    ['电话: 13812345678 56岁', '13812345678', 'phone'],
     ['医保卡号：3205001234567', '3205001234567', 'insurance_number'],
     ['Insurance No: SZ12345678', 'SZ12345678', 'insurance_number'],
     ['护照号码 E12345678', 'E12345678', 'passport'],
@@ -83,6 +87,10 @@ describe('labelled values: unlabelled-looking names in free text', () => {
     ['患者张三，男，63岁', '张三'],
     ['病人李秀英,', '李秀英'],
     ['患者欧阳明华性别女', '欧阳明华'],
+    ['患者王建国因咳嗽2月入院', '王建国'],
+    ['患者张三因咳嗽入院', '张三'],
+    ['家属张明签字', '张明'],
+    ['患者 张 三，男', '张 三'],
   ])('%s → %s', (line, name) => {
     expect(values(line)).toEqual([name]);
   });
@@ -91,6 +99,9 @@ describe('labelled values: unlabelled-looking names in free text', () => {
     ['患者信息'],
     ['患者术后恢复良好，'],
     ['患者于2016年8月行手术'],
+    ['患者自述咳嗽两月，无发热'],
+    ['患者病情稳定，家属知情同意。'],
+    ['患者高血压病史10年'],
     ['检验项目 结果 单位'],
     ['检验科'],
     ['检验方法：化学发光法'],

@@ -2,7 +2,9 @@
  * The span of a name after a person label: a Chinese name is its first 2–4 Han characters (a
  * longer run when joined by ·, as minority names are; one character if that is all there is;
  * "张 三" when OCR kept spaces between characters), an English name up to 4 capitalised words
- * (a title such as Dr. stays visible), else a number or code that is not a date ("检验者:29028").
+ * (a title such as Dr. and degrees such as MD stay visible), else a number or code that is not
+ * a date ("检验者:29028"). In a longer Han run the name ends before a word that often follows a
+ * name in free text ("患者王建国因咳嗽入院" → 王建国).
  */
 import { LEADING_DATE } from './dates.js';
 import { idTokenSpan, leadingSpaces, type ValueSpan } from './id-token.js';
@@ -16,22 +18,36 @@ const MAX_MINORITY_NAME = 16;
 /** Values a form puts in the name field that are no name. */
 const NOT_NAMES = new Set(['男', '女', '无', '未知', '不详', '空']);
 const TITLE = /^(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s*)?/u;
-const LATIN_NAME = /^[A-Z][A-Za-z'’-]*(?:[ ,]\s?[A-Z][A-Za-z'’-]*){0,3}/u;
+const LATIN_WORD = "(?!(?:MD|PhD|RN|DO|MBBS)\\b)[A-Z][A-Za-z'’-]*";
+const LATIN_NAME = new RegExp(`^${LATIN_WORD}(?:[ ,]\\s?${LATIN_WORD}){0,3}`, 'u');
+const AFTER_NAME = new Set([...'因于在行以主诉自经被入今昨由术为是系的签及和']);
+const MIN_HAN_NAME = 2;
 
-function hanNameLength(rest: string): number {
-  const compact = COMPACT_HAN.exec(rest)![0];
-  if (MINORITY_JOINER.test(compact)) return Math.min(compact.length, MAX_MINORITY_NAME);
-  if (compact.length === 1) return SPACED_HAN.exec(rest)?.[0].length ?? 1;
-  return Math.min(compact.length, MAX_HAN_NAME);
+/** The longest name (4, 3 or 2 characters) that a free-text word follows; undefined if none does. */
+function nameBeforeFreeText(run: string): number | undefined {
+  for (let length = Math.min(MAX_HAN_NAME, run.length - 1); length >= MIN_HAN_NAME; length--) {
+    if (AFTER_NAME.has(run[length]!)) return length;
+  }
+  return undefined;
+}
+
+/** Length of the name in a run of Han characters without joiners; undefined where no name can be told apart. */
+function nameInRun(run: string): number | undefined {
+  if (run.length < MAX_HAN_NAME) return run.length;
+  return nameBeforeFreeText(run) ?? (run.length === MAX_HAN_NAME ? run.length : undefined);
 }
 
 function hanName(rest: string, strict: boolean): number | undefined {
   const compact = COMPACT_HAN.exec(rest)![0];
   if (NOT_NAMES.has(compact)) return undefined;
-  const length = hanNameLength(rest);
-  const characters = rest.slice(0, length).replace(/\s/gu, '');
-  const exactShape = characters.length >= 2 && compact.length <= MAX_HAN_NAME && startsWithSurname(characters);
-  return strict && !exactShape ? undefined : length;
+  if (MINORITY_JOINER.test(compact)) return Math.min(compact.length, MAX_MINORITY_NAME);
+  if (compact.length === 1) {
+    const spaced = SPACED_HAN.exec(rest)?.[0];
+    return strict && !(spaced && startsWithSurname(spaced)) ? undefined : (spaced?.length ?? 1);
+  }
+  const length = nameInRun(compact);
+  if (!strict) return length ?? MAX_HAN_NAME;
+  return length !== undefined && length >= MIN_HAN_NAME && startsWithSurname(compact) ? length : undefined;
 }
 
 function isDate(text: string, span: ValueSpan): boolean {

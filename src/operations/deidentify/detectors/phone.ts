@@ -10,7 +10,7 @@ import type { Detection } from './types.js';
 const BEFORE = '(?<![\\d.\\/-])';
 const AFTER = '(?![\\d/]|\\.\\d|-\\d)';
 const MOBILE = `(?:(?:\\+|00)86[\\s-]?)?1[3-9]\\d(?:[\\s-]?\\d{4}){2}`;
-const LANDLINE = `(?:\\(0\\d{2,3}\\)\\s?|0\\d{2,3}[\\s-]?)[2-9]\\d{6,7}(?:\\s?(?:-|转|ext\\.?\\s?)\\d{1,5})?`;
+const LANDLINE = `(?:\\(0\\d{2,3}\\)\\s?|0\\d{2,3}[\\s-]?)[2-9]\\d{2,3}[\\s-]?\\d{4}(?:\\s?(?:-|转|ext\\.?\\s?)\\d{1,5})?`;
 const SERVICE = `[48]00[\\s-]?\\d{3}[\\s-]?\\d{4}`;
 const PHONE = new RegExp(`${BEFORE}(?:${MOBILE}|${LANDLINE}|${SERVICE})${AFTER}`, 'giu');
 
