@@ -6,10 +6,10 @@ export interface ValueSpan {
 }
 
 /**
- * OCR may split a long number with single spaces ("9005 1065"): a following group of 3 or more
- * digits/letters that ends the value or a word joins the token; "123456 56岁" stays apart.
+ * OCR may split a long number with single spaces ("9005 1065"): a following group of digits (and
+ * letters) that ends the value or a word joins the token; "123456 56岁" stays apart.
  */
-const ID_TOKEN = /^[A-Za-z0-9+(#][A-Za-z0-9()\-/#*]*(?: \d[A-Za-z0-9]{2,}(?=\s|$|[,;，。、|]))*/u;
+const ID_TOKEN = /^[A-Za-z0-9+(#][A-Za-z0-9()\-/#*]*(?: \d[A-Za-z0-9]*(?=\s|$|[,;，。、|]))*/u;
 const HAS_DIGIT = /\d/u;
 
 export function leadingSpaces(text: string): number {

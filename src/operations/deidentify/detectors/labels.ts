@@ -13,8 +13,9 @@ export const PERSONAL_LABELS: Readonly<Record<PersonalKind, readonly string[]>> 
   ],
   hospital_id: [
     '门诊号', '住院号', '病案号', '病历号', '床号', '检查号', '标本号', '样本号', '条码号', '条形码', '发票号码', '发票号',
-    '登记号', '影像号', '病理号', 'ID号', '就诊卡号', '卡号', '门诊号码', '住院号码',
-    'MRN', 'Patient ID', 'Hospital No', 'Sample No', 'Specimen No', 'Accession No', 'Bed No', 'Invoice No',
+    '登记号', '影像号', '病理号', 'ID号', '就诊卡号', '卡号', '门诊号码', '住院号码', '流水号', '申请单号', '检验单号',
+    '标本编号', '样本编号', '病理编号', '患者编号', '病人编号', '住院编号', '门诊编号',
+    'ID', 'MRN', 'Patient ID', 'Hospital No', 'Sample No', 'Specimen No', 'Accession No', 'Bed No', 'Invoice No',
   ],
   birth_date: ['出生日期', '出生年月', '出生年月日', '生日', '出生', '出生于', 'DOB', 'Date of Birth', 'Birth Date'],
   address: ['地址', '住址', '家庭住址', '现住址', '户籍地址', '联系地址', '单位地址', '家庭地址', 'Address'],
