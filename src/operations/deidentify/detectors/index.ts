@@ -3,13 +3,17 @@
  *
  * 1. labelled-value — the value after a personal label (姓名, 门诊号, 出生日期, 地址, 电话, 身份证号,
  *    医保号, 护照, 邮箱, Name, MRN, DOB, … see labels.ts), up to the next label of any kind
- *    (personal or clinical: 性别, 年龄, 诊断, Date …) or the line end, bounded by kind: a Chinese
- *    name is its first 2–4 Han characters (longer with ·), an English name up to 4 capitalised
- *    words, an ID or phone its first token (OCR spaces inside digits allowed), a birth date its
- *    date expression, an address the rest up to the next label. The longest label wins; words
- *    such as 检验科 or 患者信息 are not labels. A label that is also an ordinary word (患者, 检验,
- *    出生, Patient …) without a colon needs a value of the exact shape ("患者张三，男": a common
- *    surname, 2–4 characters). A label with nothing after it is reported as an open label.
+ *    (personal or clinical: 性别, 年龄, 诊断, Date …) or the line end, bounded by kind:
+ *    - name: a Chinese name is its first 2–4 Han characters (longer with ·, "张 三" if OCR kept
+ *      spaces; in a longer run it ends before 因/于/在/签…), never 男/女/不详; an English name up
+ *      to 4 capitalised words (titles and degrees stay visible); else a number or code, not a date;
+ *    - ID kinds: the first token, OCR spaces between digit groups allowed ("9005 1065");
+ *    - phone: digit groups ("(0512) 6778-0000"); birth date: the date expression, else the token;
+ *    - address: the rest up to the next label.
+ *    The longest label wins; words such as 检验科 or 患者信息 are not labels. A label that is also
+ *    an ordinary word (患者, 检验, 出生, Patient …) without a colon needs a value of the exact
+ *    shape: "患者张三，男" (a common surname, 2–4 characters), a date after 出生, an address with
+ *    省/市/路/号…. A label with nothing readable after it is reported as an open label.
  * 2. resident-id — 18-character resident IDs (GB 11643 check digit; a wrong check digit is still
  *    redacted as 'identifier') and the old 15-digit form with a valid birth date.
  * 3. phone — mobiles 1[3-9]xxxxxxxxx (+86, 3-4-4), landlines 0xx(x)-xxxxxxx(x), 400/800 numbers.
