@@ -43,6 +43,8 @@ describe('labelled values: OCR-noisy separators and labels', () => {
     ['姓 名 : 张 三 性 别 : 男', '张 三'],
     ['NAME: ZHANG SAN SEX: M', 'ZHANG SAN'],
     ['Signed by: Alice Wong MD', 'Alice Wong'],
+    ['姓名：王\u{20BB7}明 性别：男', '王\u{20BB7}明'],
+    ['姓名：欧阳\u{20BB7}明华', '欧阳\u{20BB7}明'],
     ['Patient: Jane Doe, 63 y/o female', 'Jane Doe'],
   ])('name in %s', (line, name) => {
     expect(values(line)).toEqual([name]);

@@ -24,30 +24,36 @@ const AFTER_NAME = new Set([...'因于在行以主诉自经被入今昨由术为
 const MIN_HAN_NAME = 2;
 
 /** The longest name (4, 3 or 2 characters) that a free-text word follows; undefined if none does. */
-function nameBeforeFreeText(run: string): number | undefined {
-  for (let length = Math.min(MAX_HAN_NAME, run.length - 1); length >= MIN_HAN_NAME; length--) {
-    if (AFTER_NAME.has(run[length]!)) return length;
+function nameBeforeFreeText(run: readonly string[]): number | undefined {
+  for (let count = Math.min(MAX_HAN_NAME, run.length - 1); count >= MIN_HAN_NAME; count--) {
+    if (AFTER_NAME.has(run[count]!)) return count;
   }
   return undefined;
 }
 
-/** Length of the name in a run of Han characters without joiners; undefined where no name can be told apart. */
-function nameInRun(run: string): number | undefined {
+/** Characters of the name in a run of Han characters without joiners; undefined where no name can be told apart. */
+function nameInRun(run: readonly string[]): number | undefined {
   if (run.length < MAX_HAN_NAME) return run.length;
   return nameBeforeFreeText(run) ?? (run.length === MAX_HAN_NAME ? run.length : undefined);
+}
+
+/** Characters are counted as code points: rare name characters lie outside the BMP. */
+function utf16Length(characters: readonly string[], count: number): number {
+  return characters.slice(0, count).join('').length;
 }
 
 function hanName(rest: string, strict: boolean): number | undefined {
   const compact = COMPACT_HAN.exec(rest)![0];
   if (NOT_NAMES.has(compact)) return undefined;
-  if (MINORITY_JOINER.test(compact)) return Math.min(compact.length, MAX_MINORITY_NAME);
-  if (compact.length === 1) {
+  const characters = [...compact];
+  if (MINORITY_JOINER.test(compact)) return utf16Length(characters, MAX_MINORITY_NAME);
+  if (characters.length === 1) {
     const spaced = SPACED_HAN.exec(rest)?.[0];
-    return strict && !(spaced && startsWithSurname(spaced)) ? undefined : (spaced?.length ?? 1);
+    return strict && !(spaced && startsWithSurname(spaced)) ? undefined : (spaced ?? compact).length;
   }
-  const length = nameInRun(compact);
-  if (!strict) return length ?? MAX_HAN_NAME;
-  return length !== undefined && length >= MIN_HAN_NAME && startsWithSurname(compact) ? length : undefined;
+  const count = nameInRun(characters);
+  if (!strict) return utf16Length(characters, count ?? MAX_HAN_NAME);
+  return count !== undefined && count >= MIN_HAN_NAME && startsWithSurname(compact) ? utf16Length(characters, count) : undefined;
 }
 
 function isDate(text: string, span: ValueSpan): boolean {
