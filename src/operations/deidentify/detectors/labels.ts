@@ -44,5 +44,5 @@ export const NOT_LABELS: readonly string[] = [
 /** Labels that are also ordinary words: without a colon their value must have the exact shape of its kind. */
 export const AMBIGUOUS_LABELS: ReadonlySet<string> = new Set([
   '患者', '病人', '检验', '审核', '出生', '医师', '医生', '签名', '家属', '护照', 'patient', 'doctor', 'physician',
-  'name', 'address',
+  'name', 'address', 'id',
 ]);

@@ -4,15 +4,14 @@
  * colon: then only a value of the exact shape of its kind counts.
  */
 import { LEADING_DATE } from './dates.js';
+import { EMAIL_ADDRESS } from './email.js';
 import { idTokenSpan, leadingSpaces, type ValueSpan } from './id-token.js';
 import { nameValueSpan } from './name-value.js';
 import type { PersonalKind } from './types.js';
 
-export type { ValueSpan } from './id-token.js';
-
 /** Digit groups as phone numbers are written: "(0512) 6778-0000", "+86-138-1234-5678", "138 1234 5678 转 12". */
 const PHONE = /^\+?\(?\d{2,4}\)?(?:[\s-]?\d{3,4}){1,3}(?:\s?(?:转|ext\.?|-)\s?\d{1,5})?(?!\d)/u;
-const EMAIL = /^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/u;
+const EMAIL = new RegExp(`^${EMAIL_ADDRESS}`, 'u');
 const ADDRESS_SHAPE = /[省市区县镇乡路街道巷弄村号]/u;
 const TRAILING_PUNCTUATION = /[\s,，。;；、]+$/u;
 
