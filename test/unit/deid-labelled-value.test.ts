@@ -81,13 +81,14 @@ describe('labelled values: OCR-noisy separators and labels', () => {
     ['身份证号:3205 0619 8001 0112 34', '3205 0619 8001 0112 34', 'resident_id'],
     ['地址：江苏省苏州市工业园区星湖街328号 邮编215000', '江苏省苏州市工业园区星湖街328号', 'address'],
     ['现住址:苏州市姑苏区人民路100号3栋 备注:无', '苏州市姑苏区人民路100号3栋', 'address'],
+    ['住址苏州市姑苏区人民路100号', '苏州市姑苏区人民路100号', 'address'],
   ])('%s → %s (%s)', (line, value, kind) => {
     expect(values(line)).toEqual([value]);
     expect(kinds(line)).toEqual([kind]);
   });
 });
 
-describe('labelled values: unlabelled-looking names in free text', () => {
+describe('labelled values in free text (labels that are also ordinary words)', () => {
   it.each([
     ['患者张三，男，63岁', '张三'],
     ['病人李秀英,', '李秀英'],
@@ -107,6 +108,8 @@ describe('labelled values: unlabelled-looking names in free text', () => {
     ['患者自述咳嗽两月，无发热'],
     ['患者病情稳定，家属知情同意。'],
     ['患者高血压病史10年'],
+    ['请核对地址后再寄送报告'],
+    ['电话随访，病情稳定'],
     ['检验项目 结果 单位'],
     ['检验科'],
     ['检验方法：化学发光法'],

@@ -14,6 +14,7 @@ const SEPARATOR = /^\s*[:;.|∶]{0,2}\s*/u;
 const PUNCTUATION_SEPARATOR = /[:;.|∶]/u;
 const BLANK = /^[\s\p{P}]*$/u;
 const HAN_END = /\p{Script=Han}$/u;
+const HAN_START = /^\p{Script=Han}/u;
 const GLUED_VALUE = /^[A-Za-z0-9]/u;
 
 interface LabelContext {
@@ -45,12 +46,21 @@ function contextOf(label: LabelMatch & { category: PersonalKind }, line: string,
   return { label, line, valueStart: label.end + separator.length, valueEnd, hasColon, next };
 }
 
+/**
+ * Without a colon, a label that is also an ordinary word needs a value of the exact shape of its
+ * kind, and so does an address glued to its label: it would otherwise run to the line end
+ * through prose ("请核对地址后再寄送").
+ */
+function needsExactShape({ label, hasColon }: LabelContext, value: string): boolean {
+  if (hasColon) return false;
+  return AMBIGUOUS_LABELS.has(label.label.toLowerCase()) || (label.category === 'address' && HAN_START.test(value));
+}
+
 function findingOf(context: LabelContext): Detection | OpenLabel | undefined {
-  const { label, line, valueStart, valueEnd, hasColon } = context;
+  const { label, line, valueStart, valueEnd } = context;
   const value = line.slice(valueStart, valueEnd);
   if (BLANK.test(value)) return isOpen(context) ? { start: label.start, end: label.end, kind: label.category } : undefined;
-  const strict = !hasColon && AMBIGUOUS_LABELS.has(label.label.toLowerCase());
-  const found = valueSpan(label.category, value, strict);
+  const found = valueSpan(label.category, value, needsExactShape(context, value));
   return found && { start: valueStart + found.start, end: valueStart + found.end, kind: label.category, rule: RULE };
 }
 
