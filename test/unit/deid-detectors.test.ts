@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findPersonalData, isPersonalLabel, mergeDetections } from '../../src/operations/deidentify/detectors/index.js';
 import type { Detection } from '../../src/operations/deidentify/detectors/index.js';
+import { groundTruth } from '../helpers/ocr-fixtures.js';
 import { slices } from './deid-slices.js';
 
 function redacted(line: string): string[] {
@@ -102,6 +103,16 @@ describe('findPersonalData: whole lines, exact redacted substrings', () => {
 
   it('reports open labels of table headers', () => {
     expect(findPersonalData('姓名 性别 年龄 住院号').openLabels.map((label) => label.kind)).toEqual(['name', 'hospital_id']);
+  });
+});
+
+describe('findPersonalData on the rendered OCR fixtures (ground-truth text)', () => {
+  const OUTPATIENT_NUMBER = '20240315';
+  it.each(Object.entries(groundTruth()))('%s: exactly the name and the outpatient number', (_file, truth) => {
+    const lines = truth.text.split('\n');
+    const found = lines.flatMap((line) => redacted(line));
+    expect(new Set(found)).toEqual(new Set([truth.patient_info.name, OUTPATIENT_NUMBER]));
+    expect(found.length).toBe(2 * lines.filter((line) => line.startsWith('姓名')).length);
   });
 });
 
