@@ -9,6 +9,7 @@ import { toHalfWidth } from './text.js';
 import type { Detection } from './types.js';
 
 const WEIGHTS = Array.from({ length: 17 }, (_, index) => 2 ** (17 - index) % 11);
+/** (12 − sum mod 11) mod 11 with 10 written X, as a table indexed by sum mod 11. */
 const CHECK_CHARS = '10X98765432';
 const CANDIDATE = /(?<![A-Za-z0-9])[0-9OoIl]{17}[0-9XxOoIl](?![A-Za-z0-9])|(?<![A-Za-z0-9])\d{15}(?![A-Za-z0-9])/gu;
 const MIN_TRUE_DIGITS = 15;
