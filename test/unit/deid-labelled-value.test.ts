@@ -40,6 +40,7 @@ describe('labelled values: OCR-noisy separators and labels', () => {
     ['Reported by: Dr. Li Wei', 'Li Wei'],
     ['审核：樊一笋2016-08-24', '樊一笋'],
     ['姓名∶张三', '张三'],
+    ['姓名:孟丁科别:儿科', '孟丁'],
     ['姓 名 : 张 三 性 别 : 男', '张 三'],
     ['NAME: ZHANG SAN SEX: M', 'ZHANG SAN'],
     ['Signed by: Alice Wong MD', 'Alice Wong'],

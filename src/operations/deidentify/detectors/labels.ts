@@ -32,7 +32,10 @@ export const FIELD_LABELS: readonly string[] = [
   '性别', '年龄', '科室', '病区', '临床诊断', '诊断', '标本类型', '标本种类', '送检日期', '采样时间', '采样日期', '接收时间',
   '报告日期', '报告时间', '检验日期', '审核日期', '审核时间', '备注', '民族', '职业', '婚姻', '籍贯', '费别', '样本类型',
   '检验项目', '项目', '结果', '单位', '参考值', '参考范围', '临床表现', '送检科室', '申请科室', '就诊科室', '住院科室', '邮编',
+  '科别', '床位', '临床科室', '病人类型', '就诊类型', '类别', '入院日期', '出院日期', '检查日期', '检查时间', '申请日期',
+  '申请时间', '检验时间', '标本状态', '标本性状', '仪器', '医院',
   'Sex', 'Age', 'Gender', 'Dept', 'Department', 'Ward', 'Date', 'Diagnosis', 'Specimen', 'Result', 'Unit', 'Reference',
+  'Time', 'Hospital',
 ];
 
 /** Words that begin with a personal label but name something else ("检验科" is a department). */
