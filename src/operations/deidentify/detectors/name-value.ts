@@ -16,7 +16,7 @@ const MINORITY_JOINER = /[·•・]/u;
 const MAX_HAN_NAME = 4;
 const MAX_MINORITY_NAME = 16;
 /** Values a form puts in the name field that are no name. */
-const NOT_NAMES = new Set(['男', '女', '无', '未知', '不详', '空']);
+const NOT_NAMES = new Set(['男', '女', '男性', '女性', '无', '未知', '不详', '空', '本人']);
 const TITLE = /^(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s*)?/u;
 const LATIN_WORD = "(?!(?:MD|PhD|RN|DO|MBBS)\\b)[A-Z][A-Za-z'’-]*";
 const LATIN_NAME = new RegExp(`^${LATIN_WORD}(?:[ ,]\\s?${LATIN_WORD}){0,3}`, 'u');
