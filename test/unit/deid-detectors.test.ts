@@ -101,6 +101,10 @@ describe('findPersonalData: whole lines, exact redacted substrings', () => {
     expect(findPersonalData(line).detections).toEqual([{ start: 5, end: 23, kind: 'resident_id', rule: 'labelled-value' }]);
   });
 
+  it.each([[''], ['   '], ['：：']])('empty line %j: nothing', (line) => {
+    expect(findPersonalData(line)).toEqual({ detections: [], openLabels: [] });
+  });
+
   it('reports open labels of table headers', () => {
     expect(findPersonalData('姓名 性别 年龄 住院号').openLabels.map((label) => label.kind)).toEqual(['name', 'hospital_id']);
   });
