@@ -44,6 +44,8 @@ describe('labelled values: OCR-noisy separators and labels', () => {
     ['姓 名 : 张 三 性 别 : 男', '张 三'],
     ['NAME: ZHANG SAN SEX: M', 'ZHANG SAN'],
     ['Signed by: Alice Wong MD', 'Alice Wong'],
+    ['name: zhang san', 'zhang san'],
+    ['Name: li Age: 61', 'li'],
     ['姓名：王\u{20BB7}明 性别：男', '王\u{20BB7}明'],
     ['姓名：欧阳\u{20BB7}明华', '欧阳\u{20BB7}明'],
     ['Patient: Jane Doe, 63 y/o female', 'Jane Doe'],
@@ -116,6 +118,8 @@ describe('labelled values in free text (labels that are also ordinary words)', (
     ['检验方法：化学发光法'],
     ['出生缺陷筛查'],
     ['The patient was admitted on Monday.'],
+    ['Patient: was seen in clinic today'],
+    ['patient zhang san'],
   ])('%s → nothing', (line) => {
     expect(values(line)).toEqual([]);
   });

@@ -2,9 +2,10 @@
  * The span of a name after a person label: a Chinese name is its first 2–4 Han characters (a
  * longer run when joined by ·, as minority names are; one character if that is all there is;
  * "张 三" when OCR kept spaces between characters), an English name up to 4 capitalised words
- * (a title such as Dr. and degrees such as MD stay visible), else a number or code that is not
- * a date ("检验者:29028"). In a longer Han run the name ends before a word that often follows a
- * name in free text ("患者王建国因咳嗽入院" → 王建国).
+ * (a title such as Dr. and degrees such as MD stay visible; two lower-case words after a colon
+ * when nothing else follows), else a number or code that is not a date ("检验者:29028"). In a
+ * longer Han run the name ends before a word that often follows a name in free text
+ * ("患者王建国因咳嗽入院" → 王建国).
  */
 import { LEADING_DATE } from './dates.js';
 import { idTokenSpan, leadingSpaces, type ValueSpan } from './id-token.js';
@@ -20,6 +21,8 @@ const NOT_NAMES = new Set(['男', '女', '男性', '女性', '无', '未知', '�
 const TITLE = /^(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s*)?/u;
 const LATIN_WORD = "(?!(?:MD|PhD|RN|DO|MBBS)\\b)[A-Z][A-Za-z'’-]*";
 const LATIN_NAME = new RegExp(`^${LATIN_WORD}(?:[ ,]\\s?${LATIN_WORD}){0,3}`, 'u');
+/** A lower-case name ("name: zhang san") only when it is all there is before the next label. */
+const LOWER_CASE_NAME = /^[a-z][a-z'’-]*(?: [a-z][a-z'’-]*)?(?=\s*$)/u;
 const AFTER_NAME = new Set([...'因于在行以主诉自经被入今昨由术为是系的签及和']);
 const MIN_HAN_NAME = 2;
 
@@ -70,6 +73,8 @@ export function nameValueSpan(text: string, strict: boolean): ValueSpan | undefi
   const title = TITLE.exec(rest)![0].length;
   const latin = LATIN_NAME.exec(rest.slice(title))?.[0];
   if (latin) return { start: start + title, end: start + title + latin.length };
+  const lowerCase = strict ? undefined : LOWER_CASE_NAME.exec(rest)?.[0];
+  if (lowerCase) return { start, end: start + lowerCase.length };
   const token = idTokenSpan(text, true);
   return token && !isDate(text, token) ? token : undefined;
 }
