@@ -6,7 +6,8 @@
  *    (personal or clinical: 性别, 年龄, 诊断, Date …) or the line end, bounded by kind:
  *    - name: a Chinese name is its first 2–4 Han characters (longer with ·, "张 三" if OCR kept
  *      spaces; in a longer run it ends before 因/于/在/签…), never 男/女/不详; an English name up
- *      to 4 capitalised words (titles and degrees stay visible); else a number or code, not a date;
+ *      to 4 capitalised words (titles and degrees stay visible; lower case only when nothing else
+ *      follows a colon); else a number or code, not a date;
  *    - ID kinds: the first token, OCR spaces between digit groups allowed ("9005 1065");
  *    - phone: digit groups ("(0512) 6778-0000"); birth date: the date expression, else the token;
  *    - address: the rest up to the next label.
