@@ -1,0 +1,66 @@
+/**
+ * Personal data in ONE line of OCR text (Chinese first, English too). The operator's reference:
+ *
+ * 1. labelled-value — the value after a personal label (姓名, 门诊号, 出生日期, 地址, 电话, 身份证号,
+ *    医保号, 护照, 邮箱, Name, MRN, DOB, … see labels.ts), up to the next label of any kind
+ *    (personal or clinical: 性别, 年龄, 诊断, Date …) or the line end, bounded by kind:
+ *    - name: a Chinese name is its first 2–4 Han characters (longer with ·, "张 三" if OCR kept
+ *      spaces; in a longer run it ends before 因/于/在/签…), never 男/女/不详; an English name up
+ *      to 4 capitalised words (titles and degrees stay visible; lower case only when nothing else
+ *      follows a colon); else a number or code, not a date;
+ *    - ID kinds: the first token, OCR spaces between digit groups allowed ("9005 1065");
+ *    - phone: digit groups ("(0512) 6778-0000"); birth date: the date expression, else the token;
+ *    - address: the rest up to the next label.
+ *    The longest label wins; words such as 检验科 or 患者信息 are not labels. A label that is also
+ *    an ordinary word (患者, 检验, 出生, Patient …) without a colon needs a value of the exact
+ *    shape: "患者张三，男" (a common surname, 2–4 characters), a date after 出生, an address with
+ *    省/市/路/号…. A label with nothing readable after it is reported as an open label.
+ * 2. resident-id — 18-character resident IDs (GB 11643 check digit; a wrong check digit is still
+ *    redacted as 'identifier') and the old 15-digit form with a valid birth date.
+ * 3. phone — mobiles 1[3-9]xxxxxxxxx (+86, 3-4-4), landlines 0xx(x)-xxxxxxx(x), 400/800 numbers.
+ * 4. long-identifier — ≥ 9 digits, 8 digits that are not a YYYYMMDD date, or a code of ≥ 8
+ *    letters/digits with ≥ 6 digits, as 'identifier'.
+ * 5. email — local@domain.tld; passport — E/G/D/S/P + 8 digits after 护照/Passport on the line.
+ * 6. street-address — unlabelled 省/市/区… + 路/街/道… + number + 号.
+ * Unlabelled dates, lab values, ranges, stages, TNM and ICD codes are clinical and stay visible.
+ * Full-width letters and digits are read as ASCII; offsets are UTF-16 offsets of the input line.
+ * Overlapping detections are merged (see merge.ts).
+ */
+import { wholeLabel } from './label-scanner.js';
+import { detectEmails } from './email.js';
+import { detectLabelledValues } from './labelled-value.js';
+import { detectLongIdentifiers } from './long-identifier.js';
+import { mergeDetections } from './merge.js';
+import { detectPassports } from './passport.js';
+import { detectPhones } from './phone.js';
+import { detectResidentIds } from './resident-id.js';
+import { detectStreetAddresses } from './street-address.js';
+import { toHalfWidth } from './text.js';
+import type { LineFindings, PersonalKind } from './types.js';
+
+export type { Detection, LineFindings, OpenLabel, PersonalKind } from './types.js';
+export { detectLabelledValues } from './labelled-value.js';
+export { detectResidentIds, isValidResidentId, residentIdCheckChar } from './resident-id.js';
+export { detectPhones } from './phone.js';
+export { detectLongIdentifiers } from './long-identifier.js';
+export { detectEmails } from './email.js';
+export { detectPassports } from './passport.js';
+export { detectStreetAddresses } from './street-address.js';
+export { mergeDetections } from './merge.js';
+
+const UNLABELLED_DETECTORS = [detectResidentIds, detectPhones, detectEmails, detectPassports, detectStreetAddresses, detectLongIdentifiers];
+
+export function findPersonalData(line: string): LineFindings {
+  const labelled = detectLabelledValues(line);
+  const unlabelled = UNLABELLED_DETECTORS.flatMap((detect) => detect(line));
+  return { detections: mergeDetections([...labelled.detections, ...unlabelled]), openLabels: labelled.openLabels };
+}
+
+/** Spaces and separators OCR may put in or after a label: "姓 名：", "Passport No." */
+const LABEL_DECORATION = /[\s:;.|∶]+/gu;
+
+/** '姓名：' → 'name', 'MRN' → 'hospital_id'; undefined for clinical labels and other text. */
+export function isPersonalLabel(text: string): PersonalKind | undefined {
+  const entry = wholeLabel(toHalfWidth(text).replace(LABEL_DECORATION, ''));
+  return entry && entry.category !== 'field' && entry.category !== 'not-label' ? entry.category : undefined;
+}

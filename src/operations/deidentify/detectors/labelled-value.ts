@@ -1,0 +1,78 @@
+/**
+ * Labelled values: the value after a personal label ("姓名:孟丁", "门诊号 90051065"), up to the
+ * next label of any kind on the line, bounded by the shape of its kind (see values.ts). A label
+ * with nothing after it is an open label: its value is probably on the line below.
+ */
+import { AMBIGUOUS_LABELS } from './labels.js';
+import { scanLabels, type LabelMatch } from './label-scanner.js';
+import { toHalfWidth } from './text.js';
+import type { Detection, LineFindings, OpenLabel, PersonalKind } from './types.js';
+import { valueSpan } from './values.js';
+
+const RULE = 'labelled-value';
+const SEPARATOR = /^\s*[:;.|∶]{0,2}\s*/u;
+const PUNCTUATION_SEPARATOR = /[:;.|∶]/u;
+const BLANK = /^[\s\p{P}]*$/u;
+const HAN_END = /\p{Script=Han}$/u;
+const HAN_START = /^\p{Script=Han}/u;
+const GLUED_VALUE = /^[A-Za-z0-9]/u;
+
+interface LabelContext {
+  label: LabelMatch & { category: PersonalKind };
+  line: string;
+  valueStart: number;
+  valueEnd: number;
+  hasColon: boolean;
+  next: LabelMatch | undefined;
+}
+
+function isPersonal(label: LabelMatch): label is LabelMatch & { category: PersonalKind } {
+  return label.category !== 'field' && label.category !== 'not-label';
+}
+
+/**
+ * "的患者" at a line end is prose, not a form label waiting for a value below; in "Patient ID:
+ * MRN00123456" the value is there, glued to a second label of the same kind.
+ */
+function isOpen({ label, line, hasColon, next }: LabelContext): boolean {
+  if (next?.category === label.category && GLUED_VALUE.test(line.slice(next.end))) return false;
+  return hasColon || (!AMBIGUOUS_LABELS.has(label.label.toLowerCase()) && !HAN_END.test(line.slice(0, label.start)));
+}
+
+function contextOf(label: LabelMatch & { category: PersonalKind }, line: string, next: LabelMatch | undefined): LabelContext {
+  const valueEnd = next ? next.start : line.length;
+  const separator = SEPARATOR.exec(line.slice(label.end, valueEnd))![0];
+  const hasColon = PUNCTUATION_SEPARATOR.test(separator);
+  return { label, line, valueStart: label.end + separator.length, valueEnd, hasColon, next };
+}
+
+/**
+ * Without a colon, a label that is also an ordinary word needs a value of the exact shape of its
+ * kind, and so does an address glued to its label: it would otherwise run to the line end
+ * through prose ("请核对地址后再寄送").
+ */
+function needsExactShape({ label, hasColon }: LabelContext, value: string): boolean {
+  if (hasColon) return false;
+  return AMBIGUOUS_LABELS.has(label.label.toLowerCase()) || (label.category === 'address' && HAN_START.test(value));
+}
+
+function findingOf(context: LabelContext): Detection | OpenLabel | undefined {
+  const { label, line, valueStart, valueEnd } = context;
+  const value = line.slice(valueStart, valueEnd);
+  if (BLANK.test(value)) return isOpen(context) ? { start: label.start, end: label.end, kind: label.category } : undefined;
+  const found = valueSpan(label.category, value, needsExactShape(context, value));
+  return found && { start: valueStart + found.start, end: valueStart + found.end, kind: label.category, rule: RULE };
+}
+
+export function detectLabelledValues(rawLine: string): LineFindings {
+  const line = toHalfWidth(rawLine);
+  const labels = scanLabels(line).filter((label) => label.category !== 'not-label');
+  const findings: LineFindings = { detections: [], openLabels: [] };
+  labels.forEach((label, index) => {
+    if (!isPersonal(label)) return;
+    const finding = findingOf(contextOf(label, line, labels[index + 1]));
+    if (finding && 'rule' in finding) findings.detections.push(finding);
+    else if (finding) findings.openLabels.push(finding);
+  });
+  return findings;
+}

@@ -1,0 +1,51 @@
+/**
+ * The label vocabulary of the detectors, in one place: personal labels by kind, clinical/field
+ * labels (which end a value), and words that begin like a label but are not one.
+ */
+import type { PersonalKind } from './types.js';
+
+export const PERSONAL_LABELS: Readonly<Record<PersonalKind, readonly string[]>> = {
+  name: [
+    '姓名', '患者姓名', '病人姓名', '患者', '病人', '送检医生', '送检医师', '申请医生', '申请医师', '报告医生', '报告医师',
+    '审核者', '审核医生', '审核医师', '审核人', '审核', '检验者', '检验医师', '检验人', '检验', '医师', '主治医师', '医生',
+    '签名', '医生签名', '家属', '家属签名', '联系人', '记录者', '操作者',
+    'Name', 'Patient', 'Patient Name', 'Physician', 'Doctor', 'Signed by', 'Reported by', 'Reviewed by', 'Examined by',
+  ],
+  hospital_id: [
+    '门诊号', '住院号', '病案号', '病历号', '床号', '检查号', '标本号', '样本号', '条码号', '条形码', '发票号码', '发票号',
+    '登记号', '影像号', '病理号', 'ID号', '就诊卡号', '卡号', '门诊号码', '住院号码', '流水号', '申请单号', '检验单号',
+    '标本编号', '样本编号', '病理编号', '患者编号', '病人编号', '住院编号', '门诊编号',
+    'ID', 'MRN', 'Patient ID', 'Hospital No', 'Sample No', 'Specimen No', 'Accession No', 'Bed No', 'Invoice No',
+  ],
+  birth_date: ['出生日期', '出生年月', '出生年月日', '生日', '出生', '出生于', 'DOB', 'Date of Birth', 'Birth Date'],
+  address: ['地址', '住址', '家庭住址', '现住址', '户籍地址', '联系地址', '单位地址', '家庭地址', 'Address'],
+  phone: ['电话', '手机', '联系电话', '手机号', '手机号码', '电话号码', '家庭电话', 'Tel', 'Phone', 'Mobile', 'Telephone'],
+  resident_id: ['身份证号', '身份证', '身份证号码', '证件号', '证件号码', 'ID No', 'ID Card'],
+  insurance_number: ['医保号', '医保卡号', '社保卡号', '医疗保险号', '社保号', '医保编号', 'Insurance No', 'Insurance Number'],
+  passport: ['护照号', '护照号码', '护照', 'Passport No', 'Passport'],
+  email: ['邮箱', '电子邮箱', 'Email', 'E-mail'],
+  identifier: [],
+};
+
+/** Clinical and form fields: never redacted, but they end the value of the label before them. */
+export const FIELD_LABELS: readonly string[] = [
+  '性别', '年龄', '科室', '病区', '临床诊断', '诊断', '标本类型', '标本种类', '送检日期', '采样时间', '采样日期', '接收时间',
+  '报告日期', '报告时间', '检验日期', '审核日期', '审核时间', '备注', '民族', '职业', '婚姻', '籍贯', '费别', '样本类型',
+  '检验项目', '项目', '结果', '单位', '参考值', '参考范围', '临床表现', '送检科室', '申请科室', '就诊科室', '住院科室', '邮编',
+  '科别', '床位', '临床科室', '病人类型', '就诊类型', '类别', '入院日期', '出院日期', '检查日期', '检查时间', '申请日期',
+  '申请时间', '检验时间', '标本状态', '标本性状', '仪器', '医院',
+  'Sex', 'Age', 'Gender', 'Dept', 'Department', 'Ward', 'Date', 'Diagnosis', 'Specimen', 'Result', 'Unit', 'Reference',
+  'Time', 'Hospital',
+];
+
+/** Words that begin with a personal label but name something else ("检验科" is a department). */
+export const NOT_LABELS: readonly string[] = [
+  '患者信息', '患者资料', '病人信息', '患者基本信息', '检验科', '检验结果', '检验方法', '检验报告', '检验单', '检验报告单',
+  '审核通过', '出生缺陷', '出生地', '出生体重', '医师执业', '医师资格', '签名日期', '卡号类型',
+];
+
+/** Labels that are also ordinary words: without a colon their value must have the exact shape of its kind. */
+export const AMBIGUOUS_LABELS: ReadonlySet<string> = new Set([
+  '患者', '病人', '检验', '审核', '出生', '医师', '医生', '签名', '家属', '护照', 'patient', 'doctor', 'physician',
+  'name', 'address', 'id',
+]);

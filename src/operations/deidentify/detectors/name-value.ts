@@ -1,0 +1,80 @@
+/**
+ * The span of a name after a person label: a Chinese name is its first 2–4 Han characters (a
+ * longer run when joined by ·, as minority names are; one character if that is all there is;
+ * "张 三" when OCR kept spaces between characters), an English name up to 4 capitalised words
+ * (a title such as Dr. and degrees such as MD stay visible; two lower-case words after a colon
+ * when nothing else follows), else a number or code that is not a date ("检验者:29028"). In a
+ * longer Han run the name ends before a word that often follows a name in free text
+ * ("患者王建国因咳嗽入院" → 王建国).
+ */
+import { LEADING_DATE } from './dates.js';
+import { idTokenSpan, leadingSpaces, type ValueSpan } from './id-token.js';
+import { startsWithSurname } from './surnames.js';
+
+const COMPACT_HAN = /^\p{Script=Han}(?:[·•・]?\p{Script=Han})*/u;
+const SPACED_HAN = /^\p{Script=Han}(?: \p{Script=Han}(?!\p{Script=Han})){1,3}/u;
+const MINORITY_JOINER = /[·•・]/u;
+const MAX_HAN_NAME = 4;
+const MAX_MINORITY_NAME = 16;
+/** Values a form puts in the name field that are no name. */
+const NOT_NAMES = new Set(['男', '女', '男性', '女性', '无', '未知', '不详', '空', '本人']);
+const TITLE = /^(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s*)?/u;
+const LATIN_WORD = "(?!(?:MD|PhD|RN|DO|MBBS)\\b)[A-Z][A-Za-z'’-]*";
+const LATIN_NAME = new RegExp(`^${LATIN_WORD}(?:[ ,]\\s?${LATIN_WORD}){0,3}`, 'u');
+/** A lower-case name ("name: zhang san") only when it is all there is before the next label. */
+const LOWER_CASE_NAME = /^[a-z][a-z'’-]*(?: [a-z][a-z'’-]*)?(?=\s*$)/u;
+const AFTER_NAME = new Set([...'因于在行以主诉自经被入今昨由术为是系的签及和']);
+const MIN_HAN_NAME = 2;
+
+/** The longest name (4, 3 or 2 characters) that a free-text word follows; undefined if none does. */
+function nameBeforeFreeText(run: readonly string[]): number | undefined {
+  for (let count = Math.min(MAX_HAN_NAME, run.length - 1); count >= MIN_HAN_NAME; count--) {
+    if (AFTER_NAME.has(run[count]!)) return count;
+  }
+  return undefined;
+}
+
+/** Characters of the name in a run of Han characters without joiners; undefined where no name can be told apart. */
+function nameInRun(run: readonly string[]): number | undefined {
+  if (run.length < MAX_HAN_NAME) return run.length;
+  return nameBeforeFreeText(run) ?? (run.length === MAX_HAN_NAME ? run.length : undefined);
+}
+
+/** Characters are counted as code points: rare name characters lie outside the BMP. */
+function utf16Length(characters: readonly string[], count: number): number {
+  return characters.slice(0, count).join('').length;
+}
+
+function hanName(rest: string, strict: boolean): number | undefined {
+  const compact = COMPACT_HAN.exec(rest)![0];
+  if (NOT_NAMES.has(compact)) return undefined;
+  const characters = [...compact];
+  if (MINORITY_JOINER.test(compact)) return utf16Length(characters, MAX_MINORITY_NAME);
+  if (characters.length === 1) {
+    const spaced = SPACED_HAN.exec(rest)?.[0];
+    return strict && !(spaced && startsWithSurname(spaced)) ? undefined : (spaced ?? compact).length;
+  }
+  const count = nameInRun(characters);
+  if (!strict) return utf16Length(characters, count ?? MAX_HAN_NAME);
+  return count !== undefined && count >= MIN_HAN_NAME && startsWithSurname(compact) ? utf16Length(characters, count) : undefined;
+}
+
+function isDate(text: string, span: ValueSpan): boolean {
+  return LEADING_DATE.exec(text.slice(span.start))?.[0].length === span.end - span.start;
+}
+
+export function nameValueSpan(text: string, strict: boolean): ValueSpan | undefined {
+  const start = leadingSpaces(text);
+  const rest = text.slice(start);
+  if (COMPACT_HAN.test(rest)) {
+    const length = hanName(rest, strict);
+    return length === undefined ? undefined : { start, end: start + length };
+  }
+  const title = TITLE.exec(rest)![0].length;
+  const latin = LATIN_NAME.exec(rest.slice(title))?.[0];
+  if (latin) return { start: start + title, end: start + title + latin.length };
+  const lowerCase = strict ? undefined : LOWER_CASE_NAME.exec(rest)?.[0];
+  if (lowerCase) return { start, end: start + lowerCase.length };
+  const token = idTokenSpan(text, true);
+  return token && !isDate(text, token) ? token : undefined;
+}
