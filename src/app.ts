@@ -107,6 +107,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     adviceJobs,
     fetcher: options.fetcher ?? createSafeFetcher(config.fetch),
     documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels },
+    fileUrlTtlSeconds: config.fileUrlTtlSeconds,
+    deidObserver: metrics.deidObserver(),
   });
 
   const sweeper = setInterval(() => {

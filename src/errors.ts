@@ -13,11 +13,12 @@ export const ERROR_KINDS = {
   expired: { status: 410, retryable: false },
   payload_too_large: { status: 413, retryable: false },
   unsupported_media: { status: 415, retryable: false },
+  /** AI-4's self-audit still read personal data on a page after redacting it twice: the file is withheld. */
+  deidentification_failed: { status: 422, retryable: false },
   /** The caller went away before the answer was ready (nginx's 499); only logs and metrics see it. */
   cancelled: { status: 499, retryable: true },
   internal: { status: 500, retryable: true },
   engine_failed: { status: 500, retryable: true },
-  not_implemented: { status: 501, retryable: false },
   fetch_failed: { status: 502, retryable: true },
   engine_unavailable: { status: 503, retryable: false },
   overloaded: { status: 503, retryable: true },

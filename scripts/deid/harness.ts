@@ -19,8 +19,7 @@ const TESSERACT = '/usr/bin/tesseract';
 const LANGS = 'chi_sim+eng';
 const RENDER_DPI = 200;
 
-/** One file's result; category and pages are optional until the route's contract has them. */
-export type DeidResult = CaseFileProcessResponse['results'][number] & Partial<{ category: string; pages: number }>;
+export type DeidResult = CaseFileProcessResponse['results'][number];
 
 export type DeidOutcome =
   | { ok: true; result: DeidResult; output: Buffer; ms: number }
@@ -30,8 +29,9 @@ export type DeidOutcome =
 export async function deidentify(gateway: OcrGateway, path: string): Promise<DeidOutcome> {
   const { status, body, ms } = await gateway.postFiles<CaseFileProcessResponse>('/ai/v1/case-file-process', [path]);
   if ('error' in body) return { ok: false, status, kind: body.error.kind, ms };
-  const result = body.results[0] as DeidResult;
-  const download = await fetch(result.desensitized_url);
+  const result = body.results[0]!;
+  // The URL names PUBLIC_BASE_URL; the eval's gateway listens on a port chosen at start.
+  const download = await fetch(new URL(new URL(result.desensitized_url).pathname, gateway.baseUrl));
   if (!download.ok) throw new Error(`GET ${result.desensitized_url} answered ${download.status}`);
   return { ok: true, result, output: Buffer.from(await download.arrayBuffer()), ms };
 }

@@ -7,12 +7,31 @@ export const caseFileProcessRequest = z.object({
 });
 export type CaseFileProcessRequest = z.infer<typeof caseFileProcessRequest>;
 
+export const DOCUMENT_CATEGORIES = [
+  'pathology_report',
+  'imaging_report',
+  'lab_report',
+  'admission_record',
+  'discharge_summary',
+  'surgery_record',
+  'medication_record',
+  'other',
+] as const;
+export const documentCategory = z.enum(DOCUMENT_CATEGORIES);
+export type DocumentCategory = z.infer<typeof documentCategory>;
+
 export const caseFileProcessResponse = z.object({
   results: z
     .array(
       z.object({
         upload_file_id: z.number().int(),
-        desensitized_url: z.string().meta({ description: 'Signed, expiring URL of the de-identified file' }),
+        desensitized_url: z.string().meta({
+          description:
+            'Signed, expiring URL of the de-identified file: an image in the format sent (BMP comes back as PNG), a PDF as a new image-only PDF',
+        }),
+        category: documentCategory.meta({ description: 'Kind of document, from its text by rules, refined by the LLM when it is ready (additive field)' }),
+        pages: z.number().int().min(1).meta({ description: 'Pages in the file (additive field)' }),
+        redactions: z.number().int().min(0).meta({ description: 'Boxes painted over personal data (additive field)' }),
       }),
     )
     .meta({ description: 'One result per requested file, in request order' }),

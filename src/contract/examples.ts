@@ -66,7 +66,15 @@ export const EXAMPLES = {
   caseFiles: {
     request: { request_id: 'req-20261121-0003', files: [fileRef] },
     response: {
-      results: [{ upload_file_id: 1001, desensitized_url: 'http://ai-gateway.hospital.local:8080/files/eyJrIjoi.c2lnbmF0dXJl' }],
+      results: [
+        {
+          upload_file_id: 1001,
+          desensitized_url: 'http://ai-gateway.hospital.local:8080/files/eyJrIjoi.c2lnbmF0dXJl',
+          category: 'pathology_report' as const,
+          pages: 1,
+          redactions: 6,
+        },
+      ],
     },
   },
   caseOcr: {

@@ -53,6 +53,8 @@ export interface OcrWord {
   text: string;
   confidence: number;
   box: { x0: number; y0: number; x1: number; y1: number };
+  /** Index of the word's line in the page's `text` (its n-th non-empty line), for layout rules. */
+  line: number;
 }
 
 /**
@@ -72,9 +74,14 @@ export interface OcrPage {
   deskewRadians: number;
 }
 
+export interface RecognizeOptions {
+  /** Read the image turned this much (known from an earlier reading) instead of finding its orientation. */
+  rotation?: OcrPage['rotation'];
+}
+
 export interface OcrEngine extends Engine {
   readonly name: 'ocr';
-  recognize(image: Buffer, signal: AbortSignal): Promise<OcrPage>;
+  recognize(image: Buffer, signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage>;
 }
 
 /** A fetched recording on disk, in any container; the caller owns (and deletes) the file. */

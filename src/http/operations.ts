@@ -4,7 +4,7 @@ import { ADVICE_PATH, OPERATIONS, type OperationContract } from '../contract/ope
 import { GatewayError } from '../errors.js';
 import type { OperationContext, OperationHandler } from '../operations/context.js';
 import { transcribeRecording } from '../operations/asr/transcribe.js';
-import { notBuiltYet } from '../operations/not-built.js';
+import { processCaseFiles } from '../operations/deidentify/case-file-process.js';
 import { caseOcr } from '../operations/ocr/case-ocr.js';
 import { processSpeech } from '../operations/speech/process-speech.js';
 import { clientAbortSignal } from './client-signal.js';
@@ -65,7 +65,7 @@ export function registerOperationRoutes(app: FastifyInstance, dependencies: Depe
   app.get<{ Params: { request_id: string } }>(`${ADVICE_PATH}/:request_id`, { config: { operation: 'report-advice-status' } }, (request) =>
     dependencies.adviceJobs.status(request.params.request_id),
   );
-  registerOperation(app, OPERATIONS.caseFiles, notBuiltYet('case-file-process', ['ocr']), dependencies);
+  registerOperation(app, OPERATIONS.caseFiles, processCaseFiles, dependencies);
   registerOperation(app, OPERATIONS.caseOcr, caseOcr, dependencies);
   registerOperation(app, OPERATIONS.asr, transcribeRecording, dependencies);
 }

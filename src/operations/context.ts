@@ -3,6 +3,7 @@ import type { DocumentLimits } from '../engines/documents/index.js';
 import type { Engines } from '../engines/registry.js';
 import type { AdviceJobs } from './advice/jobs.js';
 import type { SafeFetcher } from '../platform/fetch/index.js';
+import type { DeidObserver } from '../platform/metrics.js';
 import type { Stores } from '../platform/store/index.js';
 
 /** What an operation may use: engines (through their limiters), safe fetch, stores, the caller's signal. */
@@ -13,6 +14,9 @@ export interface OperationContext {
   stores: Stores;
   /** Pages per file and pixels per page that document operations accept. */
   documentLimits: DocumentLimits;
+  /** How long produced files (AI-4) stay downloadable, in seconds. */
+  fileUrlTtlSeconds: number;
+  deidObserver: DeidObserver;
   /** Fires when the client disconnects; pass it to every fetch and engine call. */
   signal: AbortSignal;
   log: FastifyBaseLogger;

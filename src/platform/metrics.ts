@@ -4,6 +4,13 @@ import type { LimiterObserver } from './limiter.js';
 
 const ENGINE_STATES: readonly EngineState[] = ['ready', 'starting', 'unavailable', 'failed'];
 
+/** What AI-4 reports: time per stage, each page's audit outcome, boxes painted per kind of datum. */
+export interface DeidObserver {
+  stage(stage: string, seconds: number): void;
+  audit(outcome: string): void;
+  redactions(kind: string, count: number): void;
+}
+
 export interface EngineGauges {
   status(name: EngineName): EngineStatus;
   running(name: EngineName): number;
@@ -113,6 +120,36 @@ export class Metrics {
       drafted: (outcome: string, seconds: number) => this.adviceDrafts.observe({ outcome }, seconds),
       delivery: (delivered: boolean) => this.adviceCallbackAttempts.inc({ result: delivered ? 'delivered' : 'failed' }),
       finished: (state: string, seconds: number) => this.adviceFinished.observe({ state }, seconds),
+    };
+  }
+
+  private readonly deidStages = new Histogram({
+    name: 'gateway_deid_stage_seconds',
+    help: 'AI-4 time per page and stage: ocr, detect, redact (paint and encode a page), audit (re-OCR), encode (the whole file)',
+    labelNames: ['stage'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  private readonly deidAudits = new Counter({
+    name: 'gateway_deid_audit_total',
+    help: 'AI-4 page self-audits by outcome: clean, clean_after_retry (boxed again), failed (file withheld)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly deidRedactions = new Counter({
+    name: 'gateway_deid_redactions_total',
+    help: 'AI-4 boxes painted, by kind of personal datum',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  deidObserver(): DeidObserver {
+    return {
+      stage: (stage, seconds) => this.deidStages.observe({ stage }, seconds),
+      audit: (outcome) => this.deidAudits.inc({ outcome }),
+      redactions: (kind, count) => this.deidRedactions.inc({ kind }, count),
     };
   }
 

@@ -1,24 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DocumentCategory } from '../../src/contract/case-files.js';
 
 export const DEID_FIXTURES = 'test/fixtures/deid';
 const SHARED_OCR = '../shared/testdata/ocr';
 
-/** The categories of AI-4 (the classifier's DOCUMENT_CATEGORIES once it is merged). */
-export const DEID_CATEGORIES = [
-  'pathology_report',
-  'imaging_report',
-  'lab_report',
-  'admission_record',
-  'discharge_summary',
-  'surgery_record',
-  'medication_record',
-  'other',
-] as const;
-export type DeidCategory = (typeof DEID_CATEGORIES)[number];
-
 export interface DeidTruth {
-  category: DeidCategory;
+  category: DocumentCategory;
   pages: number;
   language: 'zh' | 'en';
   /** Every planted personal string exactly as printed. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DOCUMENT_CATEGORIES, classifyByRules, normalizeForRules, type DocumentCategory } from '../../src/operations/deidentify/classify.js';
+import { DOCUMENT_CATEGORIES, type DocumentCategory } from '../../src/contract/case-files.js';
+import { classifyByRules, normalizeForRules } from '../../src/operations/deidentify/classify.js';
 import {
   CLASSIFY_MAX_TOKENS,
   CLASSIFY_PROMPT_TEXT_CHARS,

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { DEID_CATEGORIES, DEID_FIXTURES, deidCases, deidGroundTruth, isValidResidentId, residentIdCheckDigit } from '../helpers/deid-fixtures.js';
+import { DOCUMENT_CATEGORIES } from '../../src/contract/case-files.js';
+import { DEID_FIXTURES, deidCases, deidGroundTruth, isValidResidentId, residentIdCheckDigit } from '../helpers/deid-fixtures.js';
 
 const truth = deidGroundTruth();
 const files = Object.keys(truth);
@@ -46,7 +47,7 @@ describe('de-identification ground truth', () => {
   it.each(files)('%s exists with a known category, personal strings and 8–15 clinical phrases', (file) => {
     const t = truth[file]!;
     expect(existsSync(join(DEID_FIXTURES, file))).toBe(true);
-    expect(DEID_CATEGORIES).toContain(t.category);
+    expect(DOCUMENT_CATEGORIES).toContain(t.category);
     expect(['zh', 'en']).toContain(t.language);
     expect(t.personal.length).toBeGreaterThan(0);
     expect(t.clinical.length).toBeGreaterThanOrEqual(8);

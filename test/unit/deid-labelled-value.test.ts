@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectLabelledValues } from '../../src/operations/deidentify/detectors/labelled-value.js';
 import { slices } from './deid-slices.js';
+import { findPersonalData, UNREAD_VALUE_RULE } from '../../src/operations/deidentify/detectors/index.js';
 
 function values(line: string): string[] {
   return slices(line, detectLabelledValues(line).detections);
@@ -159,5 +160,38 @@ describe('open labels (value on the line below)', () => {
 
   it.each([['该患者'], ['Patient ID: MRN00123456'], ['性别：']])('%s has no open label', (line) => {
     expect(detectLabelledValues(line).openLabels).toEqual([]);
+  });
+});
+
+describe('identifier values after redaction', () => {
+  it('takes no letters-only token as an identifier value (OCR reading the next label)', () => {
+    expect(findPersonalData('门诊号 IERE: :肿瘤科').detections).toEqual([]);
+  });
+
+  it('redacts what follows a colon-labelled field as an unread value, fail-closed', () => {
+    const line = '门诊号: IERE: 科室:肿瘤科';
+    const [unread] = findPersonalData(line).detections;
+    expect(unread).toMatchObject({ kind: 'hospital_id', rule: UNREAD_VALUE_RULE });
+    expect(line.slice(unread!.start, unread!.end)).toBe('IERE:');
+    expect(findPersonalData('姓名: 性别:男').detections).toEqual([]);
+  });
+});
+
+describe('table headers joined by OCR', () => {
+  it('leaves every personal header cell open, its value being below', () => {
+    const line = '姓名性别年龄住院号床号';
+    expect(findPersonalData(line).detections).toEqual([]);
+    expect(findPersonalData(line).openLabels.map((label) => line.slice(label.start, label.end))).toEqual(['姓名', '住院号', '床号']);
+  });
+});
+
+describe('insurance card labels', () => {
+  it.each([
+    ['Insurance Card No.: INS-4408-2291-7730', 'INS-4408-2291-7730'],
+    ['医保卡：SZ3205001234567', 'SZ3205001234567'],
+  ])('%s', (line, value) => {
+    const [detection] = findPersonalData(line).detections;
+    expect(detection?.kind).toBe('insurance_number');
+    expect(line.slice(detection!.start, detection!.end)).toBe(value);
   });
 });

@@ -28,6 +28,7 @@ describe('OCR text layout', () => {
     expect(page.text).toBe('姓名张\nStage IIIA');
     expect(page.words.map((w) => w.text)).toEqual(['姓', '名', '张', 'Stage', 'IIIA']);
     expect(page.words[2]!.box).toEqual({ x0: 30, y0: 0, x1: 40, y1: 10 });
+    expect(page.words.map((w) => w.line)).toEqual([0, 0, 0, 1, 1]);
     expect(page.confidence).toBe(86);
     expect(joinLine([' a ', '', 'b'])).toBe('a b');
   });

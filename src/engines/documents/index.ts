@@ -8,7 +8,7 @@ import { openImage } from './images.js';
 import { openPdf } from './pdf.js';
 import type { DocumentLimits, OpenedDocument } from './types.js';
 
-export type { DocumentLimits, DocumentPage, OpenedDocument } from './types.js';
+export type { DocumentLimits, DocumentPage, OpenedDocument, PageOptions, PageRaster } from './types.js';
 
 export const DOCUMENT_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/tiff', 'image/bmp', 'image/webp', 'application/pdf'] as const;
 

@@ -9,10 +9,10 @@ import { dirname, join } from 'node:path';
 import { getDocument, Util, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import sharp from 'sharp';
 import { GatewayError } from '../../errors.js';
-import { joinLine, removeCjkSpaces } from '../ocr/layout.js';
+import { boxOfChars, joinLine, removeCjkSpaces } from '../ocr/layout.js';
 import type { OcrPage, OcrWord } from '../types.js';
-import { normalizePage, tooManyPages, undecodable } from './images.js';
-import type { DocumentLimits, DocumentPage, OpenedDocument } from './types.js';
+import { normalizePage, rgbOf, tooManyPages, undecodable } from './images.js';
+import type { DocumentLimits, DocumentPage, OpenedDocument, PageOptions, PageRaster } from './types.js';
 
 const RENDER_DPI = 200;
 const PDF_POINTS_PER_INCH = 72;
@@ -51,12 +51,12 @@ export async function openPdf(bytes: Buffer, limits: DocumentLimits): Promise<Op
   }
   return {
     pageCount: document.numPages,
-    page: async (index) => {
+    page: async (index, options) => {
       const page = await document.getPage(index + 1).catch((error: unknown) => {
         throw undecodable(`page ${index + 1} of the PDF`, error);
       });
       try {
-        return await readPage(document, page, limits);
+        return await readPage(document, page, limits, options);
       } finally {
         page.cleanup();
       }
@@ -71,53 +71,78 @@ function renderScale(page: PDFPageProxy, limits: DocumentLimits): number {
   return Math.min(RENDER_DPI / PDF_POINTS_PER_INCH, Math.sqrt(limits.maxPagePixels / (width * height)));
 }
 
-async function readPage(document: PDFDocumentProxy, page: PDFPageProxy, limits: DocumentLimits): Promise<DocumentPage> {
+async function readPage(document: PDFDocumentProxy, page: PDFPageProxy, limits: DocumentLimits, options: PageOptions = {}): Promise<DocumentPage> {
   const viewport = page.getViewport({ scale: renderScale(page, limits) });
+  const points = page.getViewport({ scale: 1 });
   const content = await page.getTextContent();
   const items = content.items.filter((item): item is TextItem => 'str' in item);
   const visibleChars = items.reduce((count, item) => count + item.str.replace(/\s/g, '').length, 0);
+  const rasterOf = async (png: Buffer, readWidth: number, readHeight: number): Promise<PageRaster> => ({
+    ...(await rgbOf(sharp(png))),
+    readWidth,
+    readHeight,
+    points: { width: points.width, height: points.height },
+  });
   if (visibleChars >= MIN_TEXT_LAYER_CHARS) {
-    return { kind: 'text', page: textLayerPage(items, viewport.transform, viewport.width, viewport.height) };
+    const text = textLayerPage(items, viewport.transform, viewport.width, viewport.height);
+    if (!options.raster) return { kind: 'text', page: text };
+    return { kind: 'text', page: text, raster: await rasterOf(await render(document, page, viewport), text.width, text.height) };
   }
-  const width = Math.ceil(viewport.width);
-  const height = Math.ceil(viewport.height);
+  const png = await render(document, page, viewport);
+  const image = await normalizePage(sharp(png), Math.max(Math.ceil(viewport.width), Math.ceil(viewport.height)), options.eraseRulingLines);
+  if (!options.raster) return { kind: 'image', image };
+  const { width = 0, height = 0 } = await sharp(image).metadata();
+  return { kind: 'image', image, raster: await rasterOf(png, width, height) };
+}
+
+/** The page drawn on white at the viewport's scale, as PNG. */
+async function render(document: PDFDocumentProxy, page: PDFPageProxy, viewport: ReturnType<PDFPageProxy['getViewport']>): Promise<Buffer> {
   const factory = document.canvasFactory as {
     create(w: number, h: number): { canvas: { toBuffer(mime: 'image/png'): Buffer }; context: unknown };
     destroy(target: unknown): void;
   };
-  const target = factory.create(width, height);
+  const target = factory.create(Math.ceil(viewport.width), Math.ceil(viewport.height));
   try {
-    await page.render({ canvas: null, canvasContext: target.context as RenderContext, viewport, background: 'white' })
-      .promise;
-    const png = target.canvas.toBuffer('image/png');
-    return { kind: 'image', image: await normalizePage(sharp(png), Math.max(width, height)) };
+    await page.render({ canvas: null, canvasContext: target.context as RenderContext, viewport, background: 'white' }).promise;
+    return target.canvas.toBuffer('image/png');
   } finally {
     factory.destroy(target);
   }
 }
 
+function roundBox(box: OcrWord['box']): OcrWord['box'] {
+  return { x0: Math.round(box.x0), y0: Math.round(box.y0), x1: Math.round(box.x1), y1: Math.round(box.y1) };
+}
+
 /** The text layer as an OcrPage: each text run a word with its box in rendered pixels, runs grouped into lines. */
 function textLayerPage(items: TextItem[], transform: number[], width: number, height: number): OcrPage {
   const words: OcrWord[] = [];
-  const lines: string[][] = [[]];
+  const lines: string[] = [];
+  let current: string[] = [];
+  const endLine = () => {
+    const text = joinLine(current);
+    if (text) lines.push(text);
+    current = [];
+  };
   let lastBaseline: number | undefined;
   for (const item of items) {
     const [, , c = 0, d = 0, x = 0, y = 0] = Util.transform(transform, item.transform) as number[];
     const fontHeight = Math.hypot(c, d);
     const scale = Math.hypot(transform[0] ?? 1, transform[1] ?? 0);
     const sameLine = lastBaseline !== undefined && Math.abs(y - lastBaseline) < fontHeight / 2;
-    if (!sameLine && lines.at(-1)!.length) lines.push([]);
+    if (!sameLine) endLine();
     if (item.str.trim()) {
-      lines.at(-1)!.push(item.str);
-      words.push({
-        text: removeCjkSpaces(item.str.trim()),
-        confidence: 100,
-        box: { x0: Math.round(x), y0: Math.round(y - fontHeight), x1: Math.round(x + item.width * scale), y1: Math.round(y) },
-      });
+      current.push(item.str);
+      const run = { x0: x, y0: y - fontHeight, x1: x + item.width * scale, y1: y };
+      // A run often holds several fields ("姓名：张三  性别：男"): each space-separated part is a word.
+      for (const part of item.str.matchAll(/\S+/gu)) {
+        const box = boxOfChars(item.str, run, part.index, part.index + part[0].length);
+        words.push({ text: removeCjkSpaces(part[0]), confidence: 100, box: roundBox(box), line: lines.length });
+      }
       lastBaseline = y;
     }
-    if (item.hasEOL) lines.push([]);
+    if (item.hasEOL) endLine();
   }
-  const text = lines.map(joinLine).filter(Boolean).join('\n');
-  return { text, words, width: Math.round(width), height: Math.round(height), confidence: 100, rotation: 0, deskewRadians: 0 };
+  endLine();
+  return { text: lines.join('\n'), words, width: Math.round(width), height: Math.round(height), confidence: 100, rotation: 0, deskewRadians: 0 };
 }

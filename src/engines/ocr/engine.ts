@@ -9,9 +9,9 @@ import type { Config } from '../../config.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ExpectedHash } from '../model-version.js';
-import type { EngineState, EngineStatus, OcrEngine, OcrPage } from '../types.js';
+import type { EngineState, EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../types.js';
 import { pageFromBlocks, type TesseractBlock } from './layout.js';
-import { readUpright, type Rotation } from './orientation.js';
+import { readTurned, readUpright, type Rotation } from './orientation.js';
 import { WorkerPool } from './pool.js';
 import { languagesProblem, languagesVersion, linkLanguages, locateLanguages, type LanguageFiles } from './traineddata.js';
 
@@ -105,7 +105,7 @@ export class TesseractOcrEngine implements OcrEngine {
     }
   }
 
-  recognize(image: Buffer, signal: AbortSignal): Promise<OcrPage> {
+  recognize(image: Buffer, signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
     const pool = this.pool;
     if (this.state !== 'ready' || !pool) {
       return Promise.reject(new GatewayError('engine_unavailable', `the ocr engine is ${this.state}`));
@@ -123,7 +123,8 @@ export class TesseractOcrEngine implements OcrEngine {
           deskewRadians: data.rotateRadians ?? 0,
         };
       });
-    return readUpright(image, read).catch((error: unknown) => {
+    const reading = options?.rotation === undefined ? readUpright(image, read) : readTurned(image, options.rotation, read);
+    return reading.catch((error: unknown) => {
       if (signal.aborted || isGatewayError(error)) throw error;
       throw new GatewayError('engine_failed', `OCR failed: ${describe(error)}`, { retryable: true, cause: error });
     });

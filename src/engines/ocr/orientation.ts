@@ -32,6 +32,14 @@ async function denoised(image: Buffer): Promise<Buffer> {
   return sharp(image).median(5).png().toBuffer();
 }
 
+/** The image read at a turn already known (a page read before), denoised too when that reads poorly. */
+export async function readTurned(image: Buffer, rotation: Rotation, read: ReadTurned): Promise<OcrPage> {
+  const asIs = await read(image, rotation);
+  if (asIs.confidence >= UPRIGHT_CONFIDENCE) return asIs;
+  const clean = await read(await denoised(image), rotation);
+  return clean.confidence > asIs.confidence ? clean : asIs;
+}
+
 export async function readUpright(image: Buffer, read: ReadTurned): Promise<OcrPage> {
   const asIs = await read(image, 0);
   if (asIs.confidence >= UPRIGHT_CONFIDENCE) return asIs;

@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 import type { ChatMessage } from '../../engines/types.js';
-import { DOCUMENT_CATEGORIES, type DocumentCategory, type RuleClassification } from './classify.js';
+import { documentCategory, type DocumentCategory } from '../../contract/case-files.js';
+import type { RuleClassification } from './classify.js';
 
-export const CLASSIFY_PROMPT_VERSION = 'document-category-v1';
 /** Text shown to the model: the title and first sections carry a document's kind. */
 export const CLASSIFY_PROMPT_TEXT_CHARS = 1500;
 /** {"category":"discharge_summary"} is about a dozen tokens. */
@@ -15,7 +15,7 @@ export const CLASSIFY_MAX_TOKENS = 32;
 /** Rules at or above this confidence keep their category whatever the model says. */
 export const RULES_CONFIDENT = 0.5;
 
-export const classifyAnswer = z.object({ category: z.enum(DOCUMENT_CATEGORIES) });
+export const classifyAnswer = z.object({ category: documentCategory });
 
 const CATEGORY_GUIDE =
   'pathology_report: 病理报告(镜下所见、免疫组化); imaging_report: 影像/放射/超声报告(CT、MRI、检查所见、印象); ' +

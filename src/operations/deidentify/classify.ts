@@ -6,17 +6,8 @@
  * ("Document classification (AI-4)"): change both together.
  */
 
-export const DOCUMENT_CATEGORIES = [
-  'pathology_report',
-  'imaging_report',
-  'lab_report',
-  'admission_record',
-  'discharge_summary',
-  'surgery_record',
-  'medication_record',
-  'other',
-] as const;
-export type DocumentCategory = (typeof DOCUMENT_CATEGORIES)[number];
+import { DOCUMENT_CATEGORIES, type DocumentCategory } from '../../contract/case-files.js';
+
 type DocumentKind = Exclude<DocumentCategory, 'other'>;
 
 export interface RuleClassification {

@@ -10,10 +10,19 @@ import type { Detection, LineFindings, OpenLabel, PersonalKind } from './types.j
 import { valueSpan } from './values.js';
 
 const RULE = 'labelled-value';
+/**
+ * Text after a colon-labelled code field that is no value of its kind ("门诊号: IZOAOE" when OCR
+ * garbled the number): redacted, fail-closed, but only as where a value must be, not as a datum
+ * read, so a self-audit does not take the next field's misread label for a surviving value.
+ */
+export const UNREAD_VALUE_RULE = 'unread-value';
+const FIRST_TOKEN = /^\S+?(?=[\s,;，；。]|$)/u;
+/** Kinds whose values are codes OCR can garble into something no longer shaped like one. */
+const CODE_KINDS: ReadonlySet<PersonalKind> = new Set(['hospital_id', 'resident_id', 'insurance_number', 'passport', 'phone']);
+const ALPHANUMERIC = /[A-Za-z0-9]/u;
 const SEPARATOR = /^\s*[:;.|∶]{0,2}\s*/u;
 const PUNCTUATION_SEPARATOR = /[:;.|∶]/u;
 const BLANK = /^[\s\p{P}]*$/u;
-const HAN_END = /\p{Script=Han}$/u;
 const HAN_START = /^\p{Script=Han}/u;
 const GLUED_VALUE = /^[A-Za-z0-9]/u;
 
@@ -32,11 +41,12 @@ function isPersonal(label: LabelMatch): label is LabelMatch & { category: Person
 
 /**
  * "的患者" at a line end is prose, not a form label waiting for a value below; in "Patient ID:
- * MRN00123456" the value is there, glued to a second label of the same kind.
+ * MRN00123456" the value is there, glued to a second label of the same kind. A form label
+ * right after another word is still open: OCR joins a table's header cells ("年龄住院号床号").
  */
 function isOpen({ label, line, hasColon, next }: LabelContext): boolean {
   if (next?.category === label.category && GLUED_VALUE.test(line.slice(next.end))) return false;
-  return hasColon || (!AMBIGUOUS_LABELS.has(label.label.toLowerCase()) && !HAN_END.test(line.slice(0, label.start)));
+  return hasColon || !AMBIGUOUS_LABELS.has(label.label.toLowerCase());
 }
 
 function contextOf(label: LabelMatch & { category: PersonalKind }, line: string, next: LabelMatch | undefined): LabelContext {
@@ -61,7 +71,9 @@ function findingOf(context: LabelContext): Detection | OpenLabel | undefined {
   const value = line.slice(valueStart, valueEnd);
   if (BLANK.test(value)) return isOpen(context) ? { start: label.start, end: label.end, kind: label.category } : undefined;
   const found = valueSpan(label.category, value, needsExactShape(context, value));
-  return found && { start: valueStart + found.start, end: valueStart + found.end, kind: label.category, rule: RULE };
+  if (found) return { start: valueStart + found.start, end: valueStart + found.end, kind: label.category, rule: RULE };
+  const token = context.hasColon && CODE_KINDS.has(label.category) ? FIRST_TOKEN.exec(value)?.[0] : undefined;
+  return token && ALPHANUMERIC.test(token) ? { start: valueStart, end: valueStart + token.length, kind: label.category, rule: UNREAD_VALUE_RULE } : undefined;
 }
 
 export function detectLabelledValues(rawLine: string): LineFindings {

@@ -21,7 +21,7 @@ export const PERSONAL_LABELS: Readonly<Record<PersonalKind, readonly string[]>> 
   address: ['地址', '住址', '家庭住址', '现住址', '户籍地址', '联系地址', '单位地址', '家庭地址', 'Address'],
   phone: ['电话', '手机', '联系电话', '手机号', '手机号码', '电话号码', '家庭电话', 'Tel', 'Phone', 'Mobile', 'Telephone'],
   resident_id: ['身份证号', '身份证', '身份证号码', '证件号', '证件号码', 'ID No', 'ID Card'],
-  insurance_number: ['医保号', '医保卡号', '社保卡号', '医疗保险号', '社保号', '医保编号', 'Insurance No', 'Insurance Number'],
+  insurance_number: ['医保号', '医保卡号', '社保卡号', '医疗保险号', '社保号', '医保编号', '医保卡', '社保卡', '医疗保险卡号', 'Insurance No', 'Insurance Number', 'Insurance Card No', 'Insurance Card', 'Insurance ID', 'Policy No', 'Member ID'],
   passport: ['护照号', '护照号码', '护照', 'Passport No', 'Passport'],
   email: ['邮箱', '电子邮箱', 'Email', 'E-mail'],
   identifier: [],

@@ -42,6 +42,8 @@ export function valueSpan(kind: PersonalKind, text: string, strict: boolean): Va
     case 'address':
       return addressValue(text, strict);
     default:
-      return idTokenSpan(text, strict);
+      // Identifiers always hold a digit: after redaction OCR reads the next field's label
+      // ("门诊号 ■■ 科室" as "门诊号 IERE") and that is not a value.
+      return idTokenSpan(text, true);
   }
 }

@@ -1,0 +1,129 @@
+/**
+ * AI-4: every file fetched safely and redacted page by page (fail-closed, see redact-page.ts),
+ * then classified from its text. The produced files are stored only once every file of the
+ * request is clean, so a failed request leaves nothing behind; the originals are never stored.
+ * `results` follow the requested files in order.
+ */
+import type { CaseFileProcessRequest, CaseFileProcessResponse, DocumentCategory } from '../../contract/case-files.js';
+import type { FileReference } from '../../contract/common.js';
+import type { OpenedDocument } from '../../engines/documents/index.js';
+import { isGatewayError } from '../../errors.js';
+import type { SniffedMedia } from '../../platform/fetch/index.js';
+import type { OperationContext } from '../context.js';
+import { forEachFile, forEachPage, recognize, withDocument } from '../documents.js';
+import { refineWithLlm } from '../llm-calls.js';
+import { CLASSIFY_MAX_TOKENS, classifyAnswer, classifyMessages, mergeClassification } from './classify-llm.js';
+import { classifyByRules } from './classify.js';
+import { assemble, outputFormatFor, outputSize, type EncodedPage, type OutputFormat } from './output.js';
+import { redactPage, type DeidStage, type RedactedPage } from './redact-page.js';
+
+interface ProducedFile {
+  bytes: Buffer;
+  contentType: string;
+  pages: number;
+  redactions: number;
+  text: string;
+}
+
+type Result = CaseFileProcessResponse['results'][number];
+
+export async function processCaseFiles(request: CaseFileProcessRequest, context: OperationContext): Promise<CaseFileProcessResponse> {
+  context.engines.requireReady('ocr');
+  const produced = await forEachFile(request.files, context, async (file, scoped) => {
+    const output = await withDocument(file, scoped, (document, media) => deidentify(file, document, media, scoped));
+    return { output, category: await categorize(output.text, scoped) };
+  });
+  return { results: await store(request.files, produced, context) };
+}
+
+async function deidentify(file: FileReference, document: OpenedDocument, media: SniffedMedia, context: OperationContext): Promise<ProducedFile> {
+  const format = outputFormatFor(media.mediaType);
+  const timed = timer(context);
+  const pages = await forEachPage(file, document, context, (index) => deidentifyPage(document, index, format, context, timed));
+  const encoded: EncodedPage[] = pages.map((page) => ({ encoded: page.encoded, size: page.size }));
+  const bytes = await timed('encode', () => assemble(encoded, format));
+  const redactions = pages.reduce((sum, page) => sum + Object.values(page.redactions).reduce((a, b) => a + b, 0), 0);
+  return { bytes, contentType: format.contentType, pages: pages.length, redactions, text: pages.map((page) => page.text).join('\n') };
+}
+
+async function deidentifyPage(
+  document: OpenedDocument,
+  index: number,
+  format: OutputFormat,
+  context: OperationContext,
+  timed: Timed,
+): Promise<RedactedPage & { size: EncodedPage['size']; text: string }> {
+  const page = await document.page(index, { raster: true, eraseRulingLines: true });
+  const raster = page.raster!;
+  const reading = page.kind === 'text' ? page.page : await timed('ocr', () => recognize(page.image, context));
+  try {
+    const redacted = await redactPage({
+      raster,
+      reading,
+      format,
+      timed,
+      read: (image, rotation) => recognize(image, context, { rotation }),
+    });
+    context.deidObserver.audit(redacted.outcome);
+    for (const [kind, count] of Object.entries(redacted.redactions)) context.deidObserver.redactions(kind, count);
+    return { ...redacted, size: outputSize(raster), text: reading.text };
+  } catch (error) {
+    if (isGatewayError(error) && error.kind === 'deidentification_failed') {
+      context.deidObserver.audit('failed');
+      context.log.warn({ page: index + 1 }, 'de-identification audit failed; file withheld');
+    }
+    throw error;
+  }
+}
+
+type Timed = <T>(stage: DeidStage, work: () => Promise<T>) => Promise<T>;
+
+function timer(context: OperationContext): Timed {
+  return async (stage, work) => {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      context.deidObserver.stage(stage, (performance.now() - started) / 1000);
+    }
+  };
+}
+
+function categorize(text: string, context: OperationContext): Promise<DocumentCategory> {
+  const rules = classifyByRules(text);
+  if (!text.trim()) return Promise.resolve(rules.category);
+  return refineWithLlm(
+    context,
+    'category',
+    rules.category,
+    () => ({ messages: classifyMessages(text, rules), schema: classifyAnswer, maxTokens: CLASSIFY_MAX_TOKENS }),
+    (answer) => mergeClassification(rules, answer),
+  );
+}
+
+/** Every produced file into the blob store, or none: a failure removes those already stored. */
+async function store(
+  files: readonly FileReference[],
+  produced: ReadonlyArray<{ output: ProducedFile; category: DocumentCategory }>,
+  context: OperationContext,
+): Promise<Result[]> {
+  const stored: string[] = [];
+  try {
+    const results: Result[] = [];
+    for (const [index, { output, category }] of produced.entries()) {
+      const blob = await context.stores.blobs.put(output.bytes, { contentType: output.contentType, ttlSeconds: context.fileUrlTtlSeconds });
+      stored.push(blob.key);
+      results.push({
+        upload_file_id: files[index]!.upload_file_id,
+        desensitized_url: context.stores.fileUrls.urlFor(blob.key, context.fileUrlTtlSeconds),
+        category,
+        pages: output.pages,
+        redactions: output.redactions,
+      });
+    }
+    return results;
+  } catch (error) {
+    await Promise.all(stored.map((key) => context.stores.blobs.delete(key)));
+    throw error;
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Where on a page the personal data is, as boxes in the page's OCR frame:
+ * - every detector span, mapped from characters to the parts of the word boxes they cover;
+ * - label-value layout for a personal label whose value is not on its line: when the label ends
+ *   its line, the first group of words to its right on the same row (OCR often cuts a row into
+ *   separate lines) and the blank gap to them (a signature OCR cannot read); and in tables, the
+ *   cell below the label (its column runs to the next word of the header row).
+ */
+import type { OcrPage, OcrWord } from '../../engines/types.js';
+import { findPersonalData, UNREAD_VALUE_RULE, type OpenLabel, type PersonalKind } from './detectors/index.js';
+import { boxOfChars } from '../../engines/ocr/layout.js';
+import { pageLines, type PageLine } from './lines.js';
+
+export interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+export interface PersonalRegion {
+  box: Box;
+  kind: PersonalKind;
+  /** `text`: a detector read the datum; `layout`: where a label's unread value must be. */
+  evidence: 'text' | 'layout';
+}
+
+/** Words closer than this many line heights belong to one value ("孟 丁", "9005 1065"). */
+const VALUE_GAP_HEIGHTS = 1.5;
+/** A value to the right of its label starts within this many line heights of it. */
+const RIGHT_REACH_HEIGHTS = 3;
+/** The longest value taken to the right of, or below, a label, in line heights. */
+const MAX_VALUE_HEIGHTS = 14;
+/** The cell below a header starts within this many line heights under it. */
+const BELOW_REACH_HEIGHTS = 1.8;
+
+const heightOf = (box: Box) => Math.max(1, box.y1 - box.y0);
+const centerX = (box: Box) => (box.x0 + box.x1) / 2;
+const centerY = (box: Box) => (box.y0 + box.y1) / 2;
+
+export function union(boxes: readonly Box[]): Box {
+  return {
+    x0: Math.min(...boxes.map((box) => box.x0)),
+    y0: Math.min(...boxes.map((box) => box.y0)),
+    x1: Math.max(...boxes.map((box) => box.x1)),
+    y1: Math.max(...boxes.map((box) => box.y1)),
+  };
+}
+
+/** The box characters [start, end) of a line cover: one rectangle over all their words. */
+export function spanBox(page: OcrPage, line: PageLine, start: number, end: number): Box | undefined {
+  const parts: Box[] = [];
+  for (let position = 0; position < line.words.length; position++) {
+    const chars: number[] = [];
+    for (let char = start; char < end; char++) if (line.wordOf[char] === position) chars.push(line.offsetInWord[char]!);
+    if (!chars.length) continue;
+    parts.push(boxOfChars(page.words[line.words[position]!]!.text, line.boxes[position]!, Math.min(...chars), Math.max(...chars) + 1));
+  }
+  return parts.length ? union(parts) : undefined;
+}
+
+export function personalRegions(page: OcrPage): PersonalRegion[] {
+  const regions: PersonalRegion[] = [];
+  for (const line of pageLines(page)) {
+    const findings = findPersonalData(line.text);
+    for (const detection of findings.detections) {
+      const box = spanBox(page, line, detection.start, detection.end);
+      if (box) regions.push({ box, kind: detection.kind, evidence: detection.rule === UNREAD_VALUE_RULE ? 'layout' : 'text' });
+    }
+    for (const label of findings.openLabels) regions.push(...labelValueRegions(page, line, label));
+  }
+  return regions;
+}
+
+function labelValueRegions(page: OcrPage, line: PageLine, label: OpenLabel): PersonalRegion[] {
+  const labelBox = spanBox(page, line, label.start, label.end);
+  if (!labelBox) return [];
+  const labelEndsLine = line.wordOf[label.end - 1] === line.words.length - 1 || label.end >= line.text.trimEnd().length;
+  const nextOnLine = labelEndsLine ? undefined : firstWordRightOf(line, labelBox);
+  const boxes = [
+    ...(labelEndsLine ? rightOfLabel(page, labelBox, line) : []),
+    ...belowLabel(page, labelBox, nextOnLine?.x0),
+  ];
+  return boxes.map((box) => ({ box, kind: label.kind, evidence: 'layout' as const }));
+}
+
+function firstWordRightOf(line: PageLine, labelBox: Box): Box | undefined {
+  return line.boxes.find((box) => box.x0 >= labelBox.x1 - 1);
+}
+
+/** The first group of words right of the label on its row, and the gap up to it (or a blank field's width). */
+function rightOfLabel(page: OcrPage, labelBox: Box, line: PageLine): Box[] {
+  const height = heightOf(labelBox);
+  const onLine = new Set(line.words);
+  const candidates = page.words
+    .filter((word, index) => !onLine.has(index) && word.box.x0 >= labelBox.x1 - height / 2)
+    .filter((word) => centerY(word.box) > labelBox.y0 && centerY(word.box) < labelBox.y1)
+    .sort((a, b) => a.box.x0 - b.box.x0);
+  const group = wordGroup(candidates, labelBox.x1, height, RIGHT_REACH_HEIGHTS);
+  const blankField: Box = { x0: labelBox.x1, y0: labelBox.y0, x1: labelBox.x1 + RIGHT_REACH_HEIGHTS * height, y1: labelBox.y1 };
+  return group.length ? [union([blankField, ...group.map((word) => word.box)])] : [blankField];
+}
+
+/** Words that follow each other with small gaps, the first within `reach` heights of `from`. */
+function wordGroup(sorted: readonly OcrWord[], from: number, height: number, reach: number): OcrWord[] {
+  const group: OcrWord[] = [];
+  let edge = from;
+  for (const word of sorted) {
+    const gap = word.box.x0 - edge;
+    if (gap > (group.length ? VALUE_GAP_HEIGHTS : reach) * height) break;
+    if (word.box.x1 - from > MAX_VALUE_HEIGHTS * height) break;
+    group.push(word);
+    edge = Math.max(edge, word.box.x1);
+  }
+  return group;
+}
+
+/** The cell under a header label: words of the next row whose centre lies in the label's column. */
+function belowLabel(page: OcrPage, labelBox: Box, nextHeaderX0: number | undefined): Box[] {
+  const height = heightOf(labelBox);
+  const columnEnd = Math.min(nextHeaderX0 ?? Infinity, labelBox.x0 + MAX_VALUE_HEIGHTS * height);
+  const columnStart = labelBox.x0 - height;
+  const below = page.words.filter((word) => word.box.y0 >= labelBox.y1 - height / 4 && word.box.y0 <= labelBox.y1 + BELOW_REACH_HEIGHTS * height);
+  if (!below.length) return [];
+  const rowTop = Math.min(...below.map((word) => word.box.y0));
+  const cell = below.filter(
+    (word) => word.box.y0 < rowTop + height && centerX(word.box) >= columnStart && centerX(word.box) < columnEnd,
+  );
+  return cell.length ? [union(cell.map((word) => word.box))] : [];
+}

@@ -1,0 +1,133 @@
+/**
+ * One page, fail-closed: black boxes over every located datum, then a self-audit that OCRs the
+ * encoded page exactly as it will be delivered and runs the same detectors on it. Data read
+ * again outside the boxes is boxed too and audited once more; data that still survives fails
+ * the page (`deidentification_failed`), so an uncertain file is withheld, never returned.
+ * Text read from inside a black box is OCR hallucination (a solid fill carries no information),
+ * so only readings mostly outside the painted boxes count.
+ */
+import sharp from 'sharp';
+import { normalizePage } from '../../engines/documents/images.js';
+import type { PageRaster } from '../../engines/documents/index.js';
+import type { OcrPage } from '../../engines/types.js';
+import { GatewayError } from '../../errors.js';
+import type { PersonalKind } from './detectors/index.js';
+import { padded, toRaster, type RasterFrame } from './geometry.js';
+import { personalRegions, type Box } from './locate.js';
+import { paintPage, pixelRect, type OutputFormat, type PixelRect } from './output.js';
+
+export type DeidStage = 'ocr' | 'detect' | 'redact' | 'audit' | 'encode';
+export type AuditOutcome = 'clean' | 'clean_after_retry' | 'failed';
+
+/** Reads an image at a known turn (the OCR limiter and engine behind it). */
+export type ReadAt = (image: Buffer, rotation: OcrPage['rotation']) => Promise<OcrPage>;
+
+export interface PageWork {
+  raster: PageRaster;
+  /** The page as first read: its text layer or OCR. */
+  reading: OcrPage;
+  format: OutputFormat;
+  read: ReadAt;
+  /** Times a stage of the work. */
+  timed<T>(stage: DeidStage, work: () => Promise<T>): Promise<T>;
+}
+
+export interface RedactedPage {
+  encoded: Buffer;
+  /** Boxes painted, by kind of datum. */
+  redactions: Partial<Record<PersonalKind, number>>;
+  outcome: Exclude<AuditOutcome, 'failed'>;
+}
+
+/** Share of a datum's box that must lie under paint for its reading to count as hallucination. */
+const COVERED = 0.9;
+const AUDITS = 2;
+
+interface Located {
+  /** Padded: what is painted. */
+  box: Box;
+  /** As read: what the audit tests for paint. */
+  core: Box;
+  kind: PersonalKind;
+}
+
+/** Located data in raster pixels. */
+function locate(reading: OcrPage, raster: RasterFrame, evidence: 'any' | 'text'): Located[] {
+  return personalRegions(reading)
+    .filter((region) => evidence === 'any' || region.evidence === 'text')
+    .map((region) => ({
+      box: toRaster(padded(region.box), reading, raster),
+      core: toRaster(region.box, reading, raster),
+      kind: region.kind,
+    }));
+}
+
+export async function redactPage(work: PageWork): Promise<RedactedPage> {
+  const located = await work.timed('detect', async () => locate(work.reading, work.raster, 'any'));
+  const painted = [...located];
+  for (let audit = 1; audit <= AUDITS; audit++) {
+    const encoded = await work.timed('redact', () => paintPage(work.raster, painted.map((item) => item.box), work.format));
+    const survivors = await work.timed('audit', () => surviving(encoded, painted, work));
+    if (!survivors.length) return { encoded, redactions: countByKind(painted), outcome: audit === 1 ? 'clean' : 'clean_after_retry' };
+    painted.push(...survivors);
+  }
+  throw new GatewayError(
+    'deidentification_failed',
+    'personal data was still readable after redacting the page twice; the file is withheld',
+  );
+}
+
+/**
+ * Data the audit still reads on the encoded page, outside the paint. Every box is first checked
+ * to be solid black in the encoded page, then whitened for the audit's OCR only: a solid box
+ * carries nothing, and tesseract reads black boxes as "国" and junk that would pass for values.
+ */
+async function surviving(encoded: Buffer, painted: readonly Located[], work: PageWork): Promise<Located[]> {
+  const { data, info } = await sharp(encoded).removeAlpha().toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
+  const boxes = painted.map((item) => item.box);
+  const rects = boxes.map((box) => pixelRect(box, info)).filter((rect) => rect.width > 0 && rect.height > 0);
+  // All checked before any is whitened: boxes overlap.
+  for (const rect of rects) checkSolid(data, info, rect);
+  for (const rect of rects) {
+    for (let y = rect.top; y < rect.top + rect.height; y++) data.fill(255, y * info.width + rect.left, y * info.width + rect.left + rect.width);
+  }
+  const image = await normalizePage(sharp(data, { raw: info }), Math.max(info.width, info.height), true);
+  const { width: readWidth = 0, height: readHeight = 0 } = await sharp(image).metadata();
+  const reading = await work.read(image, work.reading.rotation);
+  const frame = { width: info.width, height: info.height, readWidth, readHeight };
+  return locate(reading, frame, 'text').filter((item) => coveredShare(item.core, boxes) < COVERED);
+}
+
+/** Mean grey (0–255) under which a painted box counts as solid; JPEG rings only at its edges. */
+const SOLID_PAINT = 24;
+
+/** A painted box must be solid black in the encoded page: if not, the paint failed. */
+function checkSolid(grey: Buffer, size: { width: number; height: number }, rect: PixelRect): void {
+  let sum = 0;
+  for (let y = rect.top; y < rect.top + rect.height; y++) {
+    for (let x = rect.left; x < rect.left + rect.width; x++) sum += grey[y * size.width + x]!;
+  }
+  if (sum / (rect.width * rect.height) > SOLID_PAINT) {
+    throw new GatewayError('internal', 'a redaction box is missing from the produced page; the file is withheld');
+  }
+}
+
+/** Share of a box under the union of others, sampled on a grid (boxes overlap freely). */
+export function coveredShare(box: Box, cover: readonly Box[]): number {
+  const steps = 8;
+  let inside = 0;
+  for (let i = 0; i < steps; i++) {
+    for (let j = 0; j < steps; j++) {
+      const x = box.x0 + ((i + 0.5) / steps) * (box.x1 - box.x0);
+      const y = box.y0 + ((j + 0.5) / steps) * (box.y1 - box.y0);
+      if (cover.some((c) => x >= c.x0 && x <= c.x1 && y >= c.y0 && y <= c.y1)) inside++;
+    }
+  }
+  return inside / (steps * steps);
+}
+
+function countByKind(located: readonly Located[]): Partial<Record<PersonalKind, number>> {
+  const counts: Partial<Record<PersonalKind, number>> = {};
+  for (const { kind } of located) counts[kind] = (counts[kind] ?? 0) + 1;
+  return counts;
+}

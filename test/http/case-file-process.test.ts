@@ -1,0 +1,242 @@
+/**
+ * case-file-process (AI-4) through the HTTP interface: the real tesseract.js engine on the
+ * project's rendered reports, the produced files downloaded from their signed URLs and read
+ * back through case-ocr; and the self-audit, with an OCR engine that keeps reading a name
+ * outside the boxes, withholding the file.
+ */
+import sharp from 'sharp';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { caseFileProcessResponse } from '../../src/contract/case-files.js';
+import type { OcrEngine, OcrPage, RecognizeOptions } from '../../src/engines/types.js';
+import { startFileServer, type FileServer } from '../helpers/file-server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { readFixture } from '../helpers/ocr-fixtures.js';
+import { enginesWith } from '../helpers/test-engines.js';
+
+const PATH = '/ai/v1/case-file-process';
+const OCR_ENV = { OCR_ENGINE: 'tesseract', OCR_WORKERS: '1', FETCH_ALLOW_LOOPBACK: 'true' };
+const START_WITHIN_MS = 60_000;
+
+let files: FileServer;
+const served = new Map<string, Buffer>();
+
+const file = (upload_file_id: number, name: string) => ({
+  upload_file_id,
+  bucket: 'cases',
+  object_key: `k/${name}`,
+  file_name: name,
+  file_url: files.url(`/${name}`),
+});
+
+async function readyGateway(options: Parameters<typeof startGateway>[1] = {}): Promise<TestGateway> {
+  const started = await startGateway(OCR_ENV, options);
+  const deadline = Date.now() + START_WITHIN_MS;
+  while (started.app.engineStatus('ocr').state !== 'ready') {
+    if (Date.now() > deadline || started.app.engineStatus('ocr').state === 'failed') {
+      throw new Error(`OCR engine not ready: ${JSON.stringify(started.app.engineStatus('ocr'))}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return started;
+}
+
+async function post(target: TestGateway, fileList: Array<ReturnType<typeof file>>) {
+  const response = await target.app.inject({ method: 'POST', url: PATH, payload: { request_id: 'req-deid-1', files: fileList } });
+  return { status: response.statusCode, json: response.json() };
+}
+
+/** A produced file, fetched through its signed URL like a client would. */
+async function download(target: TestGateway, url: string): Promise<{ type: string; bytes: Buffer }> {
+  const response = await target.app.inject({ method: 'GET', url: new URL(url).pathname });
+  expect(response.statusCode).toBe(200);
+  return { type: String(response.headers['content-type']), bytes: response.rawPayload };
+}
+
+/** What case-ocr reads in a file, as a client would check it. */
+async function readBack(target: TestGateway, name: string, bytes: Buffer): Promise<string> {
+  served.set(name, bytes);
+  const response = await target.app.inject({ method: 'POST', url: '/ai/v1/case-ocr', payload: { request_id: 'read-back', files: [file(1, name)] } });
+  expect(response.statusCode).toBe(200);
+  return (response.json() as { ocr_results: Array<{ ocr_result: string }> }).ocr_results[0]!.ocr_result;
+}
+
+beforeAll(async () => {
+  files = await startFileServer((request, response) => {
+    const name = (request.url ?? '/').slice(1);
+    const bytes = served.get(name);
+    if (bytes) return void response.end(bytes);
+    try {
+      response.end(readFixture(name));
+    } catch {
+      response.writeHead(404).end();
+    }
+  });
+  // A phone photo: EXIF turned 90° (the pixels are stored sideways), with a camera comment and GPS.
+  const sideways = await sharp(readFixture('report1.png')).rotate(-90).jpeg().toBuffer();
+  served.set(
+    'photo.jpg',
+    await sharp(sideways)
+      .withMetadata({ orientation: 6 })
+      .withExifMerge({ IFD0: { ImageDescription: 'ward 5 bed 12', Make: 'PhoneCam' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '31/1 18/1 0/1' } })
+      .jpeg()
+      .toBuffer(),
+  );
+});
+
+afterAll(async () => {
+  await files.close();
+});
+
+describe('case-file-process with the real OCR engine', () => {
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    gateway = await readyGateway();
+  }, START_WITHIN_MS + 10_000);
+
+  afterAll(async () => {
+    await gateway.close();
+  });
+
+  it('redacts names and hospital numbers in an image and a text PDF, in request order, keeping the clinical text', async () => {
+    const { status, json } = await post(gateway, [file(7, 'report1-text.pdf'), file(3, 'report1.png')]);
+    expect(status).toBe(200);
+    const body = caseFileProcessResponse.parse(json);
+    expect(body.results.map((result) => result.upload_file_id)).toEqual([7, 3]);
+    for (const result of body.results) {
+      expect(result.pages).toBe(1);
+      expect(result.redactions).toBeGreaterThanOrEqual(2);
+      expect(result.desensitized_url).toMatch(/\/files\/[\w-]+\.[\w-]+$/);
+    }
+    const pdf = await download(gateway, body.results[0]!.desensitized_url);
+    const png = await download(gateway, body.results[1]!.desensitized_url);
+    expect(pdf.type).toBe('application/pdf');
+    expect(png.type).toBe('image/png');
+    for (const [name, produced] of [['out.pdf', pdf.bytes], ['out.png', png.bytes]] as const) {
+      const text = (await readBack(gateway, name, produced)).replace(/\s/g, '');
+      expect(text).not.toContain('张三');
+      expect(text).not.toContain('20240315');
+      for (const clinical of ['市第一人民医院', '临床诊断', '白细胞计数', '血红蛋白']) expect(text).toContain(clinical);
+    }
+  }, 180_000);
+
+  it('produces an image-only PDF: no text layer, no document info', async () => {
+    const { json } = await post(gateway, [file(1, 'report1-text.pdf')]);
+    const { bytes } = await download(gateway, caseFileProcessResponse.parse(json).results[0]!.desensitized_url);
+    const document = await getDocument({ data: new Uint8Array(bytes), verbosity: 0 }).promise;
+    try {
+      expect(document.numPages).toBe(1);
+      const page = await document.getPage(1);
+      expect((await page.getTextContent()).items).toHaveLength(0);
+      const { info } = await document.getMetadata();
+      expect(Object.keys(info as object).filter((key) => !['PDFFormatVersion', 'Language', 'EncryptFilterName', 'IsLinearized', 'IsAcroFormPresent', 'IsXFAPresent', 'IsCollectionPresent', 'IsSignaturesPresent'].includes(key))).toEqual([]);
+      expect(await document.getAttachments()).toBeNull();
+      expect(await document.getJSActions()).toBeNull();
+      // The original page size in points is kept.
+      const original = await getDocument({ data: new Uint8Array(readFixture('report1-text.pdf')), verbosity: 0 }).promise;
+      expect(page.view).toEqual((await original.getPage(1)).view);
+      await original.destroy();
+    } finally {
+      await document.destroy();
+    }
+  }, 120_000);
+
+  it('strips every metadata block from a photo and keeps it upright as it was shown', async () => {
+    const { status, json } = await post(gateway, [file(1, 'photo.jpg')]);
+    expect(status).toBe(200);
+    const { type, bytes } = await download(gateway, caseFileProcessResponse.parse(json).results[0]!.desensitized_url);
+    expect(type).toBe('image/jpeg');
+    const metadata = await sharp(bytes).metadata();
+    expect(metadata.format).toBe('jpeg');
+    for (const block of ['exif', 'xmp', 'icc', 'iptc', 'orientation', 'comments'] as const) expect(metadata[block], block).toBeUndefined();
+    const original = await sharp(readFixture('report1.png')).metadata();
+    expect([metadata.width, metadata.height]).toEqual([original.width, original.height]);
+    expect(bytes.includes(Buffer.from('ward 5'))).toBe(false);
+    expect(bytes.includes(Buffer.from('PhoneCam'))).toBe(false);
+  }, 120_000);
+
+  it('names a file that cannot be fetched and stores nothing for the request', async () => {
+    const before = await readdir(join(gateway.dataDir, 'blobs'));
+    const { status, json } = await post(gateway, [file(1, 'report1.png'), file(2, 'missing.png')]);
+    expect(status).toBe(502);
+    expect(json.error).toMatchObject({ kind: 'fetch_failed', retryable: false });
+    expect(json.error.message).toContain('file 2');
+    expect(await readdir(join(gateway.dataDir, 'blobs'))).toEqual(before);
+  }, 120_000);
+});
+
+/**
+ * Reads "姓名: 张三" on every page; from the `stubbornFrom`-th read on, the name is somewhere
+ * new each time, as if the paint had missed it.
+ */
+class DriftingNameOcr implements OcrEngine {
+  readonly name = 'ocr' as const;
+  reads = 0;
+
+  constructor(private readonly stubbornReads: number) {}
+
+  status() {
+    return { state: 'ready' as const, configured: true, model: 'drifting' };
+  }
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  async recognize(image: Buffer, _signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
+    const { width = 0, height = 0 } = await sharp(image).metadata();
+    const read = this.reads++;
+    const shift = read >= 1 && read <= this.stubbornReads ? read * 300 : 0;
+    const line = (text: string, x0: number, x1: number) => ({ text, confidence: 90, box: { x0: x0 + shift, y0: 100, x1: x1 + shift, y1: 140 }, line: 0 });
+    return {
+      text: '姓名:张三',
+      words: [line('姓名:', 100, 200), line('张三', 210, 290)],
+      width,
+      height,
+      confidence: 90,
+      rotation: options?.rotation ?? 0,
+      deskewRadians: 0,
+    };
+  }
+}
+
+describe('the self-audit', () => {
+  async function withOcr(ocr: OcrEngine, run: (gateway: TestGateway) => Promise<void>): Promise<void> {
+    const gateway = await startGateway({ FETCH_ALLOW_LOOPBACK: 'true' }, { engines: enginesWith({ ocr }) });
+    try {
+      await run(gateway);
+    } finally {
+      await gateway.close();
+    }
+  }
+
+  const auditMetric = async (gateway: TestGateway, outcome: string) => {
+    const text = (await gateway.app.inject({ method: 'GET', url: '/metrics' })).body;
+    return Number(new RegExp(`gateway_deid_audit_total\\{outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+  };
+
+  it('boxes a datum it still reads, and passes the page when the second audit is clean', async () => {
+    await withOcr(new DriftingNameOcr(1), async (gateway) => {
+      const { status, json } = await post(gateway, [file(1, 'report1.png')]);
+      expect(status).toBe(200);
+      expect(json.results[0].redactions).toBe(2);
+      expect(await auditMetric(gateway, 'clean_after_retry')).toBe(1);
+    });
+  });
+
+  it('withholds a file whose datum survives two redactions: 422, not retryable, nothing stored', async () => {
+    await withOcr(new DriftingNameOcr(99), async (gateway) => {
+      const { status, json } = await post(gateway, [file(4, 'report1.png')]);
+      expect(status).toBe(422);
+      expect(json.error).toMatchObject({ kind: 'deidentification_failed', retryable: false });
+      expect(json.error.message).toContain('file 4');
+      expect(json.error.message).not.toContain('张三');
+      expect(await readdir(join(gateway.dataDir, 'blobs'))).toEqual([]);
+      expect(await auditMetric(gateway, 'failed')).toBe(1);
+      expect(gateway.logs.join('\n')).not.toContain('张三');
+    });
+  });
+});
