@@ -108,7 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     fetcher: options.fetcher ?? createSafeFetcher(config.fetch),
     documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels },
     fileUrlTtlSeconds: config.fileUrlTtlSeconds,
-    deidObserver: metrics.deidObserver(),
+    deid: { minConfidence: config.deid.minConfidence, observer: metrics.deidObserver() },
   });
 
   const sweeper = setInterval(() => {

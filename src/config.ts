@@ -91,6 +91,7 @@ const envSchema = z.object({
   OCR_MAX_RUNNING: positiveInt.optional(),
   OCR_MAX_QUEUED: nonNegativeInt.default(64),
   OCR_QUEUE_TIMEOUT_MS: positiveInt.default(120_000),
+  DEID_MIN_CONFIDENCE: integer.pipe(z.number().int().min(0).max(100)).default(70),
 });
 
 type Env = z.output<typeof envSchema>;
@@ -175,6 +176,13 @@ export interface Config {
     maxPagePixels: number;
   };
   asr: AsrSettings;
+  deid: {
+    /**
+     * AI-4 withholds a page OCR read with a lower mean word confidence (0–100): what it cannot
+     * read, it can neither redact nor audit.
+     */
+    minConfidence: number;
+  };
   limits: { llm: LimiterSettings; ocr: LimiterSettings; asr: LimiterSettings };
 }
 
@@ -298,6 +306,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxPages: env.OCR_MAX_PAGES,
       maxPagePixels: env.OCR_MAX_PAGE_PIXELS,
     },
+    deid: { minConfidence: env.DEID_MIN_CONFIDENCE },
     asr: {
       model: env.WHISPER_MODEL,
       vadModel: env.WHISPER_VAD_MODEL,

@@ -133,7 +133,7 @@ export class Metrics {
 
   private readonly deidAudits = new Counter({
     name: 'gateway_deid_audit_total',
-    help: 'AI-4 page self-audits by outcome: clean, clean_after_retry (boxed again), failed (file withheld)',
+    help: 'AI-4 pages by audit outcome: clean, clean_after_retry (boxed again), failed (data survived, file withheld), unreadable (OCR confidence too low, file withheld)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

@@ -52,6 +52,22 @@ export async function startGateway(
   };
 }
 
+export const OCR_ENV = { OCR_ENGINE: 'tesseract', OCR_WORKERS: '1', FETCH_ALLOW_LOOPBACK: 'true' };
+export const OCR_START_WITHIN_MS = 60_000;
+
+/** The gateway with the real OCR engine (one worker), once its worker has loaded. */
+export async function startOcrGateway(options: Parameters<typeof startGateway>[1] = {}): Promise<TestGateway> {
+  const started = await startGateway(OCR_ENV, options);
+  const deadline = Date.now() + OCR_START_WITHIN_MS;
+  while (started.app.engineStatus('ocr').state !== 'ready') {
+    if (Date.now() > deadline || started.app.engineStatus('ocr').state === 'failed') {
+      throw new Error(`OCR engine not ready: ${JSON.stringify(started.app.engineStatus('ocr'))}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return started;
+}
+
 export function baseUrl(app: FastifyInstance): string {
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('the app is not listening');

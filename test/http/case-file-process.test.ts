@@ -5,20 +5,18 @@
  * outside the boxes, withholding the file.
  */
 import sharp from 'sharp';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseFileProcessResponse } from '../../src/contract/case-files.js';
 import type { OcrEngine, OcrPage, RecognizeOptions } from '../../src/engines/types.js';
 import { startFileServer, type FileServer } from '../helpers/file-server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { readFixture } from '../helpers/ocr-fixtures.js';
-import { enginesWith } from '../helpers/test-engines.js';
+import { OCR_START_WITHIN_MS, startGateway, startOcrGateway, type TestGateway } from '../helpers/gateway.js';
+import { readFixture, toBmp } from '../helpers/ocr-fixtures.js';
+import { ScriptedLlmEngine, enginesWith } from '../helpers/test-engines.js';
 
 const PATH = '/ai/v1/case-file-process';
-const OCR_ENV = { OCR_ENGINE: 'tesseract', OCR_WORKERS: '1', FETCH_ALLOW_LOOPBACK: 'true' };
-const START_WITHIN_MS = 60_000;
 
 let files: FileServer;
 const served = new Map<string, Buffer>();
@@ -31,17 +29,6 @@ const file = (upload_file_id: number, name: string) => ({
   file_url: files.url(`/${name}`),
 });
 
-async function readyGateway(options: Parameters<typeof startGateway>[1] = {}): Promise<TestGateway> {
-  const started = await startGateway(OCR_ENV, options);
-  const deadline = Date.now() + START_WITHIN_MS;
-  while (started.app.engineStatus('ocr').state !== 'ready') {
-    if (Date.now() > deadline || started.app.engineStatus('ocr').state === 'failed') {
-      throw new Error(`OCR engine not ready: ${JSON.stringify(started.app.engineStatus('ocr'))}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return started;
-}
 
 async function post(target: TestGateway, fileList: Array<ReturnType<typeof file>>) {
   const response = await target.app.inject({ method: 'POST', url: PATH, payload: { request_id: 'req-deid-1', files: fileList } });
@@ -94,8 +81,8 @@ describe('case-file-process with the real OCR engine', () => {
   let gateway: TestGateway;
 
   beforeAll(async () => {
-    gateway = await readyGateway();
-  }, START_WITHIN_MS + 10_000);
+    gateway = await startOcrGateway();
+  }, OCR_START_WITHIN_MS + 10_000);
 
   afterAll(async () => {
     await gateway.close();
@@ -158,6 +145,26 @@ describe('case-file-process with the real OCR engine', () => {
     expect(bytes.includes(Buffer.from('PhoneCam'))).toBe(false);
   }, 120_000);
 
+  it('keeps every page of a multi-page TIFF, and turns a BMP (which it cannot write) into PNG', async () => {
+    served.set('scan.bmp', await toBmp(readFixture('report2.png')));
+    const { status, json } = await post(gateway, [file(1, 'reports-2page.tiff'), file(2, 'scan.bmp')]);
+    expect(status).toBe(200);
+    const [tiff, bmp] = caseFileProcessResponse.parse(json).results;
+    expect(tiff!.pages).toBe(2);
+    const produced = await download(gateway, tiff!.desensitized_url);
+    expect(produced.type).toBe('image/tiff');
+    expect((await sharp(produced.bytes).metadata()).pages).toBe(2);
+    expect((await download(gateway, bmp!.desensitized_url)).type).toBe('image/png');
+  }, 180_000);
+
+  it('withholds the real phone photo of a blood-count report, whose names OCR cannot read', async () => {
+    served.set('photo-report.jpg', await readFile('../shared/testdata/ocr/np2016_bloodtestreport2.jpg'));
+    const { status, json } = await post(gateway, [file(9, 'photo-report.jpg')]);
+    expect(status).toBe(422);
+    expect(json.error.kind).toBe('deidentification_failed');
+    expect(json.error.message).toMatch(/file 9: page 1 was read with confidence \d+/);
+  }, 120_000);
+
   it('names a file that cannot be fetched and stores nothing for the request', async () => {
     const before = await readdir(join(gateway.dataDir, 'blobs'));
     const { status, json } = await post(gateway, [file(1, 'report1.png'), file(2, 'missing.png')]);
@@ -176,7 +183,10 @@ class DriftingNameOcr implements OcrEngine {
   readonly name = 'ocr' as const;
   reads = 0;
 
-  constructor(private readonly stubbornReads: number) {}
+  constructor(
+    private readonly stubbornReads: number,
+    private readonly confidence = 90,
+  ) {}
 
   status() {
     return { state: 'ready' as const, configured: true, model: 'drifting' };
@@ -196,30 +206,46 @@ class DriftingNameOcr implements OcrEngine {
       words: [line('姓名:', 100, 200), line('张三', 210, 290)],
       width,
       height,
-      confidence: 90,
+      confidence: this.confidence,
       rotation: options?.rotation ?? 0,
       deskewRadians: 0,
     };
   }
 }
 
-describe('the self-audit', () => {
-  async function withOcr(ocr: OcrEngine, run: (gateway: TestGateway) => Promise<void>): Promise<void> {
-    const gateway = await startGateway({ FETCH_ALLOW_LOOPBACK: 'true' }, { engines: enginesWith({ ocr }) });
-    try {
-      await run(gateway);
-    } finally {
-      await gateway.close();
-    }
+async function withEngines(engines: Parameters<typeof enginesWith>[0], run: (gateway: TestGateway) => Promise<void>): Promise<void> {
+  const gateway = await startGateway({ FETCH_ALLOW_LOOPBACK: 'true' }, { engines: enginesWith(engines) });
+  try {
+    await run(gateway);
+  } finally {
+    await gateway.close();
   }
+}
 
+describe('classification', () => {
+  it('takes the LLM category where the rules are unsure, and keeps the rules when the LLM fails', async () => {
+    const llm = new ScriptedLlmEngine((_request, call) => {
+      if (call === 1) throw new Error('model crashed');
+      return { category: 'discharge_summary' };
+    });
+    await withEngines({ ocr: new DriftingNameOcr(0), llm }, async (gateway) => {
+      const first = await post(gateway, [file(1, 'report1.png')]);
+      expect(first.json.results[0].category).toBe('discharge_summary');
+      const second = await post(gateway, [file(1, 'report1.png')]);
+      expect(second.json.results[0].category).toBe('other');
+      expect(llm.requests).toHaveLength(2);
+    });
+  });
+});
+
+describe('the self-audit', () => {
   const auditMetric = async (gateway: TestGateway, outcome: string) => {
     const text = (await gateway.app.inject({ method: 'GET', url: '/metrics' })).body;
     return Number(new RegExp(`gateway_deid_audit_total\\{outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
   };
 
   it('boxes a datum it still reads, and passes the page when the second audit is clean', async () => {
-    await withOcr(new DriftingNameOcr(1), async (gateway) => {
+    await withEngines({ ocr: new DriftingNameOcr(1) }, async (gateway) => {
       const { status, json } = await post(gateway, [file(1, 'report1.png')]);
       expect(status).toBe(200);
       expect(json.results[0].redactions).toBe(2);
@@ -227,8 +253,24 @@ describe('the self-audit', () => {
     });
   });
 
+  it('withholds a page read too poorly to vouch for, unless the operator lowers DEID_MIN_CONFIDENCE', async () => {
+    await withEngines({ ocr: new DriftingNameOcr(0, 40) }, async (gateway) => {
+      const { status, json } = await post(gateway, [file(5, 'report1.png')]);
+      expect(status).toBe(422);
+      expect(json.error).toMatchObject({ kind: 'deidentification_failed', retryable: false });
+      expect(json.error.message).toMatch(/file 5: page 1 was read with confidence 40, under the 70/);
+      expect(await auditMetric(gateway, 'unreadable')).toBe(1);
+    });
+    const lenient = await startGateway({ FETCH_ALLOW_LOOPBACK: 'true', DEID_MIN_CONFIDENCE: '30' }, { engines: enginesWith({ ocr: new DriftingNameOcr(0, 40) }) });
+    try {
+      expect((await post(lenient, [file(5, 'report1.png')])).status).toBe(200);
+    } finally {
+      await lenient.close();
+    }
+  });
+
   it('withholds a file whose datum survives two redactions: 422, not retryable, nothing stored', async () => {
-    await withOcr(new DriftingNameOcr(99), async (gateway) => {
+    await withEngines({ ocr: new DriftingNameOcr(99) }, async (gateway) => {
       const { status, json } = await post(gateway, [file(4, 'report1.png')]);
       expect(status).toBe(422);
       expect(json.error).toMatchObject({ kind: 'deidentification_failed', retryable: false });

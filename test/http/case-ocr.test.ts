@@ -8,28 +8,15 @@ import { loadConfig } from '../../src/config.js';
 import { createOcrEngine, TesseractOcrEngine } from '../../src/engines/ocr/index.js';
 import { removeCjkSpaces } from '../../src/engines/ocr/layout.js';
 import { startFileServer, WAV_BYTES, type FileServer } from '../helpers/file-server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { OCR_ENV, OCR_START_WITHIN_MS, startOcrGateway, type TestGateway } from '../helpers/gateway.js';
 import { groundTruth, readFixture } from '../helpers/ocr-fixtures.js';
 import { ScriptedLlmEngine, enginesWith } from '../helpers/test-engines.js';
 
 const PATH = '/ai/v1/case-ocr';
-const OCR_ENV = { OCR_ENGINE: 'tesseract', OCR_WORKERS: '1', FETCH_ALLOW_LOOPBACK: 'true' };
-const START_WITHIN_MS = 60_000;
 
 let files: FileServer;
 let gateway: TestGateway;
 
-async function readyGateway(options: Parameters<typeof startGateway>[1] = {}): Promise<TestGateway> {
-  const started = await startGateway(OCR_ENV, options);
-  const deadline = Date.now() + START_WITHIN_MS;
-  while (started.app.engineStatus('ocr').state !== 'ready') {
-    if (Date.now() > deadline || started.app.engineStatus('ocr').state === 'failed') {
-      throw new Error(`OCR engine not ready: ${JSON.stringify(started.app.engineStatus('ocr'))}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return started;
-}
 
 const file = (upload_file_id: number, name: string) => ({
   upload_file_id,
@@ -59,8 +46,8 @@ beforeAll(async () => {
       response.writeHead(404).end();
     }
   });
-  gateway = await readyGateway();
-}, START_WITHIN_MS);
+  gateway = await startOcrGateway();
+}, OCR_START_WITHIN_MS);
 
 afterAll(async () => {
   await gateway?.close();
@@ -114,8 +101,8 @@ describe('case-ocr with the LLM ready', () => {
     if (!(ocr instanceof TesseractOcrEngine)) throw new Error(ocr.reason);
     // The model corrects the stage to the TNM it read, and invents a name that is not in the text.
     llm = new ScriptedLlmEngine(() => ({ name: '赵六', age: '56岁', cancer_type: '腺癌', stage: 'T2N2M0' }));
-    refined = await readyGateway({ engines: enginesWith({ ocr, llm }) });
-  }, START_WITHIN_MS);
+    refined = await startOcrGateway({ engines: enginesWith({ ocr, llm }) });
+  }, OCR_START_WITHIN_MS);
 
   afterAll(() => refined?.close());
 

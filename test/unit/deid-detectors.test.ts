@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findPersonalData, isPersonalLabel, mergeDetections } from '../../src/operations/deidentify/detectors/index.js';
 import type { Detection } from '../../src/operations/deidentify/detectors/index.js';
 import { groundTruth } from '../helpers/ocr-fixtures.js';
-import { slices } from './deid-slices.js';
+import { CLINICAL_LINES, slices } from './deid-slices.js';
 
 function redacted(line: string): string[] {
   return slices(line, findPersonalData(line).detections);
@@ -77,13 +77,7 @@ describe('findPersonalData: whole lines, exact redacted substrings', () => {
   });
 
   it.each([
-    ['白细胞计数 3.86 10^9/L 3.5-9.5'],
-    ['病理分期：IIIA期 (T2N2M0)'],
-    ['临床诊断：右肺上叶腺癌'],
-    ['报告日期：2016-08-24'],
-    ['年龄：56岁'],
-    ['性别：男'],
-    ['血小板计数 171 125-350'],
+    ...CLINICAL_LINES.map((line) => [line]),
     ['中性粒细胞百分比 60.5 % 40.0～75.0'],
     ['Ki-67(+60%) ，ICD-10 C34.1，肿块 3.2×2.1cm'],
     ['苏州大学附属第一医院 检验科 检验报告单'],

@@ -100,6 +100,16 @@ describe('label-value layout', () => {
   });
 });
 
+describe('evidence', () => {
+  it('a datum read is text evidence; a garbled code after its label only marks where a value must be', () => {
+    const ocr = page([word('姓名:', 0, 0, 100, 0), word('张三', 110, 0, 190, 0), word('门诊号:', 0, 60, 140, 1), word('IERE', 150, 60, 230, 1)]);
+    expect(personalRegions(ocr).map((region) => [region.kind, region.evidence])).toEqual([
+      ['name', 'text'],
+      ['hospital_id', 'layout'],
+    ]);
+  });
+});
+
 describe('audit coverage', () => {
   it('measures how much of a box lies under paint', () => {
     const box = { x0: 0, y0: 0, x1: 100, y1: 10 };

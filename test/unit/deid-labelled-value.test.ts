@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detectLabelledValues } from '../../src/operations/deidentify/detectors/labelled-value.js';
-import { slices } from './deid-slices.js';
+import { CLINICAL_LINES, slices } from './deid-slices.js';
 import { findPersonalData, UNREAD_VALUE_RULE } from '../../src/operations/deidentify/detectors/index.js';
 
 function values(line: string): string[] {
@@ -128,13 +128,7 @@ describe('labelled values in free text (labels that are also ordinary words)', (
 
 describe('labelled values: clinical lines stay visible', () => {
   it.each([
-    ['白细胞计数 3.86 10^9/L 3.5-9.5'],
-    ['病理分期：IIIA期 (T2N2M0)'],
-    ['临床诊断：右肺上叶腺癌'],
-    ['报告日期：2016-08-24'],
-    ['年龄：56岁'],
-    ['性别：男'],
-    ['血小板计数 171 125-350'],
+    ...CLINICAL_LINES.map((line) => [line]),
     ['科室:肿瘤科 病区:三病区'],
     ['患者：男，56岁'],
     ['患者：女性，48岁'],
@@ -193,5 +187,13 @@ describe('insurance card labels', () => {
     const [detection] = findPersonalData(line).detections;
     expect(detection?.kind).toBe('insurance_number');
     expect(line.slice(detection!.start, detection!.end)).toBe(value);
+  });
+});
+
+describe('one-character names', () => {
+  it.each(['姓名: E 别:女', '姓名:上:女年龄: 48 岁', '姓名：张'])('%s is a fragment: redacted where a name must be, not counted as one read', (line) => {
+    const detections = findPersonalData(line).detections.filter((detection) => detection.kind === 'name');
+    expect(detections).toHaveLength(1);
+    expect(detections[0]!.rule).toBe(UNREAD_VALUE_RULE);
   });
 });

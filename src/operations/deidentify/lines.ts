@@ -56,14 +56,27 @@ function lineOf(page: OcrPage, wordIndices: number[]): PageLine {
 
 /**
  * tesseract's Chinese model often gives the first character of a run a box over the whole run
- * ("张" 253–503 px with "三" at 340 and "性" at 399): a word's box is cut where the next word
- * on the line begins, so a name's box does not swallow the label after it.
+ * ("张" 253–503 px with "三" at 340 and "性" at 399), and some characters boxes nearly twice the
+ * line's height: a word's box is cut where the next word on the line begins, and to the line's
+ * median top and bottom (with a fifth of its height to spare), so a name's box neither swallows
+ * the label after it nor reaches into the next line.
  */
 function tidyBoxes(boxes: readonly Box[]): Box[] {
+  const top = median(boxes.map((box) => box.y0));
+  const bottom = median(boxes.map((box) => box.y1));
+  const spare = (bottom - top) / 5;
   return boxes.map((box, position) => {
     const next = boxes[position + 1];
-    return next && next.x0 > box.x0 && next.x0 < box.x1 ? { ...box, x1: next.x0 } : { ...box };
+    const x1 = next && next.x0 > box.x0 && next.x0 < box.x1 ? next.x0 : box.x1;
+    const y0 = Math.max(box.y0, top - spare);
+    const y1 = Math.min(box.y1, bottom + spare);
+    return y1 > y0 ? { x0: box.x0, y0, x1, y1 } : { ...box, x1 };
   });
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 /** The page's lines in reading order, each with its words sorted left to right. */

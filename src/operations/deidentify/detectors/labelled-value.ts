@@ -12,14 +12,21 @@ import { valueSpan } from './values.js';
 const RULE = 'labelled-value';
 /**
  * Text after a colon-labelled code field that is no value of its kind ("门诊号: IZOAOE" when OCR
- * garbled the number): redacted, fail-closed, but only as where a value must be, not as a datum
- * read, so a self-audit does not take the next field's misread label for a surviving value.
+ * garbled the number), and a one-character name: redacted, fail-closed, but only as where a
+ * value must be, not as a datum read, so a self-audit does not take the rest of a painted-over
+ * label ("姓名: ■ 上:女" where 性 was half covered) for a surviving name.
  */
 export const UNREAD_VALUE_RULE = 'unread-value';
 const FIRST_TOKEN = /^\S+?(?=[\s,;，；。]|$)/u;
 /** Kinds whose values are codes OCR can garble into something no longer shaped like one. */
 const CODE_KINDS: ReadonlySet<PersonalKind> = new Set(['hospital_id', 'resident_id', 'insurance_number', 'passport', 'phone']);
 const ALPHANUMERIC = /[A-Za-z0-9]/u;
+/** No name is one character: one is a fragment (OCR read half a name, or the rest of a painted-over label). */
+const ONE_CHARACTER = /^(?:\p{Script=Han}|[A-Za-z])$/u;
+
+function isFragment(kind: PersonalKind, value: string): boolean {
+  return kind === 'name' && ONE_CHARACTER.test(value);
+}
 const SEPARATOR = /^\s*[:;.|∶]{0,2}\s*/u;
 const PUNCTUATION_SEPARATOR = /[:;.|∶]/u;
 const BLANK = /^[\s\p{P}]*$/u;
@@ -71,7 +78,10 @@ function findingOf(context: LabelContext): Detection | OpenLabel | undefined {
   const value = line.slice(valueStart, valueEnd);
   if (BLANK.test(value)) return isOpen(context) ? { start: label.start, end: label.end, kind: label.category } : undefined;
   const found = valueSpan(label.category, value, needsExactShape(context, value));
-  if (found) return { start: valueStart + found.start, end: valueStart + found.end, kind: label.category, rule: RULE };
+  if (found) {
+    const rule = isFragment(label.category, value.slice(found.start, found.end)) ? UNREAD_VALUE_RULE : RULE;
+    return { start: valueStart + found.start, end: valueStart + found.end, kind: label.category, rule };
+  }
   const token = context.hasColon && CODE_KINDS.has(label.category) ? FIRST_TOKEN.exec(value)?.[0] : undefined;
   return token && ALPHANUMERIC.test(token) ? { start: valueStart, end: valueStart + token.length, kind: label.category, rule: UNREAD_VALUE_RULE } : undefined;
 }
