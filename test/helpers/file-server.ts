@@ -26,3 +26,10 @@ export async function startFileServer(handler: RequestListener): Promise<FileSer
       }),
   };
 }
+
+/** A file reference (AI-4, AI-5) to `/<name>` on the server. */
+export function fileReference(server: FileServer, upload_file_id: number, name: string) {
+  return { upload_file_id, bucket: 'cases', object_key: `k/${name}`, file_name: name, file_url: server.url(`/${name}`) };
+}
+
+export type FileReferenceBody = ReturnType<typeof fileReference>;

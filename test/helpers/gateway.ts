@@ -8,6 +8,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { EngineSet } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logger.js';
+import type { FileReferenceBody } from './file-server.js';
 
 export interface TestGateway {
   app: FastifyInstance;
@@ -66,6 +67,12 @@ export async function startOcrGateway(options: Parameters<typeof startGateway>[1
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return started;
+}
+
+/** POSTs files to a document operation; the status and the parsed body. */
+export async function postFiles(target: TestGateway, path: string, requestId: string, files: FileReferenceBody[]) {
+  const response = await target.app.inject({ method: 'POST', url: path, payload: { request_id: requestId, files } });
+  return { status: response.statusCode, json: response.json() };
 }
 
 export function baseUrl(app: FastifyInstance): string {

@@ -11,8 +11,8 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseFileProcessResponse } from '../../src/contract/case-files.js';
 import type { OcrEngine, OcrPage, RecognizeOptions } from '../../src/engines/types.js';
-import { startFileServer, type FileServer } from '../helpers/file-server.js';
-import { OCR_START_WITHIN_MS, startGateway, startOcrGateway, type TestGateway } from '../helpers/gateway.js';
+import { startFileServer, type FileServer, fileReference, type FileReferenceBody } from '../helpers/file-server.js';
+import { OCR_START_WITHIN_MS, startGateway, startOcrGateway, type TestGateway, postFiles } from '../helpers/gateway.js';
 import { readFixture, toBmp } from '../helpers/ocr-fixtures.js';
 import { ScriptedLlmEngine, enginesWith } from '../helpers/test-engines.js';
 
@@ -21,19 +21,9 @@ const PATH = '/ai/v1/case-file-process';
 let files: FileServer;
 const served = new Map<string, Buffer>();
 
-const file = (upload_file_id: number, name: string) => ({
-  upload_file_id,
-  bucket: 'cases',
-  object_key: `k/${name}`,
-  file_name: name,
-  file_url: files.url(`/${name}`),
-});
+const file = (upload_file_id: number, name: string) => fileReference(files, upload_file_id, name);
 
-
-async function post(target: TestGateway, fileList: Array<ReturnType<typeof file>>) {
-  const response = await target.app.inject({ method: 'POST', url: PATH, payload: { request_id: 'req-deid-1', files: fileList } });
-  return { status: response.statusCode, json: response.json() };
-}
+const post = (target: TestGateway, fileList: FileReferenceBody[]) => postFiles(target, PATH, 'req-deid-1', fileList);
 
 /** A produced file, fetched through its signed URL like a client would. */
 async function download(target: TestGateway, url: string): Promise<{ type: string; bytes: Buffer }> {

@@ -7,8 +7,8 @@ import { caseOcrResponse } from '../../src/contract/case-files.js';
 import { loadConfig } from '../../src/config.js';
 import { createOcrEngine, TesseractOcrEngine } from '../../src/engines/ocr/index.js';
 import { removeCjkSpaces } from '../../src/engines/ocr/layout.js';
-import { startFileServer, WAV_BYTES, type FileServer } from '../helpers/file-server.js';
-import { OCR_ENV, OCR_START_WITHIN_MS, startOcrGateway, type TestGateway } from '../helpers/gateway.js';
+import { startFileServer, WAV_BYTES, type FileServer, fileReference, type FileReferenceBody } from '../helpers/file-server.js';
+import { OCR_ENV, OCR_START_WITHIN_MS, startOcrGateway, type TestGateway, postFiles } from '../helpers/gateway.js';
 import { groundTruth, readFixture } from '../helpers/ocr-fixtures.js';
 import { ScriptedLlmEngine, enginesWith } from '../helpers/test-engines.js';
 
@@ -17,19 +17,9 @@ const PATH = '/ai/v1/case-ocr';
 let files: FileServer;
 let gateway: TestGateway;
 
+const file = (upload_file_id: number, name: string) => fileReference(files, upload_file_id, name);
 
-const file = (upload_file_id: number, name: string) => ({
-  upload_file_id,
-  bucket: 'cases',
-  object_key: `k/${name}`,
-  file_name: name,
-  file_url: files.url(`/${name}`),
-});
-
-async function post(target: TestGateway, fileList: Array<ReturnType<typeof file>>) {
-  const response = await target.app.inject({ method: 'POST', url: PATH, payload: { request_id: 'req-ocr-1', files: fileList } });
-  return { status: response.statusCode, json: response.json() };
-}
+const post = (target: TestGateway, fileList: FileReferenceBody[]) => postFiles(target, PATH, 'req-ocr-1', fileList);
 
 /** Ground truth as the pipeline writes it: single spaces, none between Chinese characters. */
 const asRead = (text: string) => text.split('\n').map((line) => removeCjkSpaces(line.replace(/ +/g, ' '))).join('\n');
