@@ -16,7 +16,7 @@ import { refineWithLlm } from '../llm-calls.js';
 import { CLASSIFY_MAX_TOKENS, classifyAnswer, classifyMessages, mergeClassification } from './classify-llm.js';
 import { classifyByRules } from './classify.js';
 import { assemble, outputFormatFor, outputSize, type EncodedPage, type OutputFormat } from './output.js';
-import { redactPage, type DeidStage, type RedactedPage } from './redact-page.js';
+import { redactPage, type RedactedPage, type Timed } from './redact-page.js';
 
 interface ProducedFile {
   bytes: Buffer;
@@ -94,8 +94,6 @@ function requireReadable(reading: OcrPage, index: number, minConfidence: number)
     `page ${index + 1} was read with confidence ${Math.round(reading.confidence)}, under the ${minConfidence} (DEID_MIN_CONFIDENCE) needed to de-identify it reliably; send a flat, well-lit scan`,
   );
 }
-
-type Timed = <T>(stage: DeidStage, work: () => Promise<T>) => Promise<T>;
 
 function timer(context: OperationContext): Timed {
   return async (stage, work) => {

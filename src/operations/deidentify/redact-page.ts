@@ -3,8 +3,8 @@
  * encoded page exactly as it will be delivered and runs the same detectors on it. Data read
  * again outside the boxes is boxed too and audited once more; data that still survives fails
  * the page (`deidentification_failed`), so an uncertain file is withheld, never returned.
- * Text read from inside a black box is OCR hallucination (a solid fill carries no information),
- * so only readings mostly outside the painted boxes count.
+ * A solid box carries no information: the audit checks each box is solid in the encoded page,
+ * whitens it for its own reading, and counts only data read mostly outside the boxes.
  */
 import sharp from 'sharp';
 import { normalizePage } from '../../engines/documents/images.js';
@@ -17,10 +17,12 @@ import { personalRegions, type Box } from './locate.js';
 import { paintPage, pixelRect, type OutputFormat, type PixelRect } from './output.js';
 
 export type DeidStage = 'ocr' | 'detect' | 'redact' | 'audit' | 'encode';
-export type AuditOutcome = 'clean' | 'clean_after_retry' | 'failed';
 
 /** Reads an image at a known turn (the OCR limiter and engine behind it). */
 export type ReadAt = (image: Buffer, rotation: OcrPage['rotation']) => Promise<OcrPage>;
+
+/** Runs a stage of the work, timing it. */
+export type Timed = <T>(stage: DeidStage, work: () => Promise<T>) => Promise<T>;
 
 export interface PageWork {
   raster: PageRaster;
@@ -28,15 +30,14 @@ export interface PageWork {
   reading: OcrPage;
   format: OutputFormat;
   read: ReadAt;
-  /** Times a stage of the work. */
-  timed<T>(stage: DeidStage, work: () => Promise<T>): Promise<T>;
+  timed: Timed;
 }
 
 export interface RedactedPage {
   encoded: Buffer;
   /** Boxes painted, by kind of datum. */
   redactions: Partial<Record<PersonalKind, number>>;
-  outcome: Exclude<AuditOutcome, 'failed'>;
+  outcome: 'clean' | 'clean_after_retry';
 }
 
 /** Share of a datum's box that must lie under paint for its reading to count as hallucination. */
