@@ -37,7 +37,7 @@ import { z } from 'zod';
 import { LlamaCppEngine } from '../src/engines/llm/engine.js';
 import { grammarSchemaFor } from '../src/engines/llm/json-schema.js';
 import type { ChatMessage } from '../src/engines/types.js';
-import { judgeAnswer, judgeMessages, MAX_QUOTE_CHARS } from '../src/operations/speech/prompts.js';
+import { judgeAnswer, judgeMessages, MAX_QUOTE_CHARS } from '../src/operations/speech-process/prompts.js';
 import { startEvalGateway } from './eval-speech.js';
 import { ensureTestModel, SHAPES, type ShapeName, type WeightType } from './models/make-test-model.js';
 

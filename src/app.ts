@@ -16,7 +16,7 @@ import { Limiter } from './platform/limiter.js';
 import type { Logger } from './platform/logger.js';
 import { Metrics } from './platform/metrics.js';
 import { openStores } from './platform/store/index.js';
-import { createAdviceJobs } from './operations/advice/jobs.js';
+import { createAdviceJobs } from './operations/report-advice-draft/jobs.js';
 import { VERSION } from './version.js';
 
 export interface AppOptions {

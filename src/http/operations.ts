@@ -4,9 +4,9 @@ import { ADVICE_PATH, OPERATIONS, type OperationContract } from '../contract/ope
 import { GatewayError } from '../errors.js';
 import type { OperationContext, OperationHandler } from '../operations/context.js';
 import { transcribeRecording } from '../operations/asr/transcribe.js';
-import { processCaseFiles } from '../operations/deidentify/case-file-process.js';
-import { caseOcr } from '../operations/ocr/case-ocr.js';
-import { processSpeech } from '../operations/speech/process-speech.js';
+import { processCaseFiles } from '../operations/case-file-process/case-file-process.js';
+import { caseOcr } from '../operations/case-ocr/case-ocr.js';
+import { processSpeech } from '../operations/speech-process/process-speech.js';
 import { clientAbortSignal } from './client-signal.js';
 
 type Dependencies = Omit<OperationContext, 'signal' | 'log'>;

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DocumentLimits } from '../engines/documents/index.js';
 import type { Engines } from '../engines/registry.js';
-import type { AdviceJobs } from './advice/jobs.js';
+import type { AdviceJobs } from './report-advice-draft/jobs.js';
 import type { SafeFetcher } from '../platform/fetch/index.js';
 import type { DeidObserver } from '../platform/metrics.js';
 import type { Stores } from '../platform/store/index.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DOCUMENT_CATEGORIES, type DocumentCategory } from '../../src/contract/case-files.js';
-import { classifyByRules, normalizeForRules } from '../../src/operations/deidentify/classify.js';
+import { classifyByRules, normalizeForRules } from '../../src/operations/case-file-process/classify.js';
 import {
   CLASSIFY_MAX_TOKENS,
   CLASSIFY_PROMPT_TEXT_CHARS,
@@ -8,7 +8,7 @@ import {
   classifyAnswer,
   classifyMessages,
   mergeClassification,
-} from '../../src/operations/deidentify/classify-llm.js';
+} from '../../src/operations/case-file-process/classify-llm.js';
 
 /** Spaces between Chinese characters and full-width Latin letters, as noisy OCR gives them. */
 function ocrNoise(text: string): string {

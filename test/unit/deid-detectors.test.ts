@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findPersonalData, isPersonalLabel, mergeDetections } from '../../src/operations/deidentify/detectors/index.js';
-import type { Detection } from '../../src/operations/deidentify/detectors/index.js';
+import { findPersonalData, isPersonalLabel, mergeDetections } from '../../src/operations/case-file-process/detectors/index.js';
+import type { Detection } from '../../src/operations/case-file-process/detectors/index.js';
 import { groundTruth } from '../helpers/ocr-fixtures.js';
 import { CLINICAL_LINES, slices } from './deid-slices.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { OcrPage, OcrWord } from '../../src/engines/types.js';
-import { clamp, padded, toRaster } from '../../src/operations/deidentify/geometry.js';
+import { clamp, padded, toRaster } from '../../src/operations/case-file-process/geometry.js';
 import { boxOfChars } from '../../src/engines/ocr/layout.js';
-import { pageLines } from '../../src/operations/deidentify/lines.js';
-import { personalRegions, spanBox } from '../../src/operations/deidentify/locate.js';
-import { coveredShare } from '../../src/operations/deidentify/redact-page.js';
+import { pageLines } from '../../src/operations/case-file-process/lines.js';
+import { personalRegions, spanBox } from '../../src/operations/case-file-process/locate.js';
+import { coveredShare } from '../../src/operations/case-file-process/redact-page.js';
 
 const word = (text: string, x0: number, y0: number, x1: number, line: number, y1 = y0 + 40): OcrWord => ({
   text,

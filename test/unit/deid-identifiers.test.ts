@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { detectEmails } from '../../src/operations/deidentify/detectors/email.js';
-import { detectLongIdentifiers } from '../../src/operations/deidentify/detectors/long-identifier.js';
-import { detectPassports } from '../../src/operations/deidentify/detectors/passport.js';
-import { detectResidentIds, isValidResidentId } from '../../src/operations/deidentify/detectors/resident-id.js';
+import { detectEmails } from '../../src/operations/case-file-process/detectors/email.js';
+import { detectLongIdentifiers } from '../../src/operations/case-file-process/detectors/long-identifier.js';
+import { detectPassports } from '../../src/operations/case-file-process/detectors/passport.js';
+import { detectResidentIds, isValidResidentId } from '../../src/operations/case-file-process/detectors/resident-id.js';
 import { slices } from './deid-slices.js';
 
 /** GB 11643 check character, written independently of the code under test. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { detectPhones } from '../../src/operations/deidentify/detectors/phone.js';
-import { detectStreetAddresses } from '../../src/operations/deidentify/detectors/street-address.js';
+import { detectPhones } from '../../src/operations/case-file-process/detectors/phone.js';
+import { detectStreetAddresses } from '../../src/operations/case-file-process/detectors/street-address.js';
 import { slices } from './deid-slices.js';
 
 describe('detectPhones', () => {

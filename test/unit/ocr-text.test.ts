@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { joinLine, pageFromBlocks, removeCjkSpaces } from '../../src/engines/ocr/layout.js';
-import { mergeRefined } from '../../src/operations/ocr/refine.js';
+import { mergeRefined } from '../../src/operations/case-ocr/refine.js';
 
 describe('OCR text layout', () => {
   it.each([

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { locateQuote, saysMoreThanName } from '../../src/operations/speech/evidence.js';
-import { splitIntoWindows } from '../../src/operations/speech/windows.js';
-import { canonicalJson, speechArtifactKey } from '../../src/operations/speech/artifact.js';
-import { placeSegments, voicesFor } from '../../src/operations/speech/voices.js';
+import { locateQuote, saysMoreThanName } from '../../src/operations/speech-process/evidence.js';
+import { splitIntoWindows } from '../../src/operations/speech-process/windows.js';
+import { canonicalJson, speechArtifactKey } from '../../src/operations/speech-process/artifact.js';
+import { placeSegments, voicesFor } from '../../src/operations/speech-process/voices.js';
 
 const slice = (text: string, span: { start: number; end: number } | null) => (span ? text.slice(span.start, span.end) : null);
 

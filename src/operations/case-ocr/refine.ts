@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { ChatMessage } from '../../engines/types.js';
-import { normalizeForMatching } from '../speech/evidence.js';
+import { normalizeForMatching } from '../speech-process/evidence.js';
 import type { PatientInfo } from './patient-info.js';
 
 export const REFINE_PROMPT_VERSION = 'patient-info-v1';
