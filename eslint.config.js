@@ -1,5 +1,31 @@
 import js from '@eslint/js';
+import boundaries from 'eslint-plugin-boundaries';
+import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+
+/**
+ * The layers of src/, top to bottom. A layer imports only from the layers below it:
+ * entry points → http → operations → engines → platform → base (contract, errors, config).
+ * Inside engines/, each engine folder is imported through its index.ts only.
+ */
+const LAYERS = [
+  { type: 'entry', pattern: ['src/main.ts', 'src/app.ts', 'src/cli/**', 'src/receiver/**'], mode: 'full' },
+  { type: 'http', pattern: 'src/http/**', mode: 'full' },
+  { type: 'operations', pattern: 'src/operations/**', mode: 'full' },
+  { type: 'engine', pattern: 'src/engines/*', mode: 'folder', capture: ['engine'] },
+  { type: 'engines', pattern: 'src/engines/*.ts', mode: 'full' },
+  { type: 'platform', pattern: 'src/platform/**', mode: 'full' },
+  { type: 'base', pattern: ['src/contract/**', 'src/config/**', 'src/config.ts', 'src/errors.ts', 'src/version.ts', 'src/types/**'], mode: 'full' },
+];
+const BELOW = {
+  entry: ['entry', 'http', 'operations', 'engine', 'engines', 'platform', 'base'],
+  http: ['http', 'operations', 'engine', 'engines', 'platform', 'base'],
+  operations: ['operations', 'engine', 'engines', 'platform', 'base'],
+  engine: ['engine', 'engines', 'platform', 'base'],
+  engines: ['engine', 'engines', 'platform', 'base'],
+  platform: ['platform', 'base'],
+  base: ['base'],
+};
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'models/', 'coverage/', '.build/'] },
@@ -10,6 +36,36 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': ['error', { allow: ['error'] }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { boundaries, 'import-x': importX },
+    settings: {
+      'boundaries/elements': LAYERS,
+      'boundaries/include': ['src/**/*.ts'],
+      'import/resolver': { typescript: { project: './tsconfig.json' } },
+      'import-x/resolver': { typescript: { project: './tsconfig.json' } },
+    },
+    rules: {
+      'boundaries/no-unknown-files': 'error',
+      'boundaries/element-types': [
+        'error',
+        {
+          default: 'disallow',
+          message: '${file.type} must not import ${dependency.type}: layers only point down (see eslint.config.js)',
+          rules: Object.entries(BELOW).map(([from, allow]) => ({ from, allow })),
+        },
+      ],
+      'boundaries/entry-point': [
+        'error',
+        {
+          default: 'allow',
+          message: 'import an engine through its index.ts, not its internal files',
+          rules: [{ target: 'engine', disallow: '*' }, { target: 'engine', allow: 'index.ts' }],
+        },
+      ],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
   {

@@ -8,10 +8,11 @@ import { createAsrEngine } from './asr/index.js';
 import { expectedHashOf } from './model-trust.js';
 import { createLlmEngine } from './llm/index.js';
 import { createOcrEngine, TesseractOcrEngine } from './ocr/index.js';
+import { ENGINE_NAMES } from '../contract/engines.js';
 import type { AsrEngine, EngineName, EngineSet, EngineStatus, OcrEngine } from './types.js';
 import { unavailableEngine } from './unavailable.js';
 
-export const ENGINE_NAMES: readonly EngineName[] = ['llm', 'ocr', 'asr'];
+export { ENGINE_NAMES } from '../contract/engines.js';
 
 /**
  * The only way operations reach engines: readiness is checked first (engine_unavailable,

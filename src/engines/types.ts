@@ -1,22 +1,7 @@
 import type { z } from 'zod';
+import type { EngineName, EngineStatus } from '../contract/engines.js';
 
-export type EngineName = 'llm' | 'ocr' | 'asr';
-
-export type EngineState = 'ready' | 'starting' | 'unavailable' | 'failed';
-
-export interface EngineStatus {
-  state: EngineState;
-  /** Why the engine is not ready, in words an operator can act on. */
-  reason?: string;
-  /** Whether the operator configured this engine; /readyz waits only for configured engines. */
-  configured: boolean;
-  /** Model in use as `<file name>@<first 12 hex of its sha256>`, once known. */
-  model?: string;
-  /** Whether the model's sha256 matched the manifest or SHA256SUMS (false: nothing vouches for it). */
-  verified?: boolean;
-  /** Where it runs, e.g. "cpu" or "cuda: NVIDIA H200", once known. */
-  device?: string;
-}
+export type { EngineName, EngineState, EngineStatus } from '../contract/engines.js';
 
 export interface Engine {
   readonly name: EngineName;

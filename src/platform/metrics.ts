@@ -1,8 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { EngineName, EngineState, EngineStatus } from '../engines/types.js';
+import { ENGINE_STATES, type EngineName, type EngineStatus } from '../contract/engines.js';
 import type { LimiterObserver } from './limiter.js';
-
-const ENGINE_STATES: readonly EngineState[] = ['ready', 'starting', 'unavailable', 'failed'];
 
 /** What AI-4 reports: time per stage, each page's audit outcome, boxes painted per kind of datum. */
 export interface DeidObserver {

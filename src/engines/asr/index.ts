@@ -5,6 +5,7 @@ import type { AsrEngine } from '../types.js';
 import { WhisperEngine } from './engine.js';
 
 export { WhisperEngine, findExecutable, type WhisperEngineOptions } from './engine.js';
+export { joinSegmentTexts } from './transcript-text.js';
 
 /** The whisper.cpp engine for `settings`, its model (and VAD model) already located. */
 export function createAsrEngine(

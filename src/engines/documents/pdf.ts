@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { getDocument, Util, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import sharp from 'sharp';
 import { GatewayError } from '../../errors.js';
-import { boxOfChars, joinLine, removeCjkSpaces } from '../ocr/layout.js';
+import { boxOfChars, joinLine, removeCjkSpaces } from '../ocr/index.js';
 import type { OcrPage, OcrWord } from '../types.js';
 import { normalizePage, rgbOf, tooManyPages, undecodable } from './images.js';
 import type { DocumentLimits, DocumentPage, OpenedDocument, PageOptions, PageRaster } from './types.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { AsrRequest, AsrResponse, TranscriptSegment } from '../../contract/asr.js';
-import { joinSegmentTexts } from '../../engines/asr/transcript-text.js';
+import { joinSegmentTexts } from '../../engines/asr/index.js';
 import type { Transcript } from '../../engines/types.js';
 import { withTempDir } from '../../platform/temp.js';
 import type { OperationContext } from '../context.js';

@@ -4,7 +4,7 @@
  * is (one space between words, none between CJK characters), so a detector sees what case-ocr
  * returns.
  */
-import { removeCjkSpaces } from '../../engines/ocr/layout.js';
+import { removeCjkSpaces } from '../../engines/ocr/index.js';
 import type { OcrPage, OcrWord } from '../../engines/types.js';
 
 type Box = OcrWord['box'];

@@ -8,7 +8,7 @@
  */
 import type { OcrPage, OcrWord } from '../../engines/types.js';
 import { findPersonalData, UNREAD_VALUE_RULE, type OpenLabel, type PersonalKind } from './detectors/index.js';
-import { boxOfChars } from '../../engines/ocr/layout.js';
+import { boxOfChars } from '../../engines/ocr/index.js';
 import { pageLines, type PageLine } from './lines.js';
 
 export interface Box {

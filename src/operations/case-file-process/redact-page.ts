@@ -7,7 +7,7 @@
  * whitens it for its own reading, and counts only data read mostly outside the boxes.
  */
 import sharp from 'sharp';
-import { normalizePage } from '../../engines/documents/images.js';
+import { normalizePage } from '../../engines/documents/index.js';
 import type { PageRaster } from '../../engines/documents/index.js';
 import type { OcrPage } from '../../engines/types.js';
 import { GatewayError } from '../../errors.js';
