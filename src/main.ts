@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import { loadConfig, readConfigOrExit, type Config } from './config.js';
 import type { FastifyInstance } from 'fastify';
 import { ENGINE_NAMES } from './engines/registry.js';
+import { settledStatus } from './engines/readiness.js';
 import { engineReport, formatEngineReport } from './engines/report.js';
 import { createLogger, describeError, type Logger } from './platform/logger.js';
 import { VERSION } from './version.js';
@@ -12,7 +13,6 @@ function warnAboutRiskySettings(config: Config, logger: Logger): void {
   if (config.callback.baseUrl && !config.callback.secret) logger.warn('CALLBACK_SECRET is not set: callbacks go unsigned');
 }
 
-const SETTLE_POLL_MS = 250;
 const SETTLE_LIMIT_MS = 15 * 60 * 1000;
 
 /**
@@ -21,9 +21,7 @@ const SETTLE_LIMIT_MS = 15 * 60 * 1000;
  * The same is on /readyz as JSON.
  */
 async function reportEnginesOnceSettled(app: FastifyInstance, config: Config, logger: Logger): Promise<void> {
-  const deadline = Date.now() + SETTLE_LIMIT_MS;
-  const starting = () => ENGINE_NAMES.some((name) => app.engineStatus(name).state === 'starting');
-  while (starting() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS).unref());
+  await Promise.all(ENGINE_NAMES.map((name) => settledStatus(() => app.engineStatus(name), SETTLE_LIMIT_MS)));
   const reports = Object.fromEntries(ENGINE_NAMES.map((name) => [name, engineReport(config, name, app.engineStatus(name))]));
   logger.info({ engines: reports }, `startup report\n${formatEngineReport(reports)}`);
 }

@@ -11,7 +11,7 @@ import type { Logger } from '../../platform/logger.js';
 import { withTempDir } from '../../platform/temp.js';
 import { checkExpectedHash, modelFingerprint, modelLabel, type ExpectedHash } from '../model-version.js';
 import type { AsrEngine, AudioInput, EngineState, EngineStatus, Transcript } from '../types.js';
-import { describeExit, runTool } from './child-process.js';
+import { describeFailure, runTool } from '../../platform/process/index.js';
 import { normaliseAudio } from './ffmpeg.js';
 import { silentPcmWav } from './wav.js';
 import { runWhisper, whisperArgs, type WhisperSettings } from './whisper-cli.js';
@@ -168,7 +168,7 @@ async function warmUp(whisper: WhisperSettings): Promise<string> {
       keepStderr: true,
     });
     if (!outcome.ok) {
-      const detail = LOAD_ERROR.exec(outcome.stderr)?.[0].trim() ?? describeExit(outcome);
+      const detail = LOAD_ERROR.exec(outcome.stderr)?.[0].trim() ?? describeFailure(outcome);
       throw new Error(`whisper-cli could not run the model: ${detail}`);
     }
     const gpu = GPU_BACKEND.exec(outcome.stderr)?.[1];

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors.js';
-import { describeExit, runTool } from './child-process.js';
+import { describeFailure, runTool } from '../../platform/process/index.js';
 import { SAMPLE_RATE, readPcmWavDurationMs } from './wav.js';
 
 export interface NormaliseOptions {
@@ -38,7 +38,7 @@ export async function normaliseAudio(inputPath: string, outputPath: string, opti
     if (outcome.failure === 'exit') {
       throw new GatewayError('invalid_request', 'voice_url: the recording could not be decoded (corrupt, truncated or no audio stream)');
     }
-    throw new GatewayError('engine_failed', `ffmpeg ${describeExit(outcome)}`);
+    throw new GatewayError('engine_failed', `ffmpeg ${describeFailure(outcome)}`);
   }
   const durationMs = await readPcmWavDurationMs(outputPath);
   if (durationMs === null) throw new GatewayError('engine_failed', 'ffmpeg wrote no readable WAV');

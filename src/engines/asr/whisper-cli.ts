@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { GatewayError } from '../../errors.js';
 import type { Transcript } from '../types.js';
-import { describeExit, runTool } from './child-process.js';
+import { describeFailure, runTool } from '../../platform/process/index.js';
 import { parseWhisperJson } from './whisper-json.js';
 
 /** Makes whisper write Simplified rather than Traditional characters for Mandarin. */
@@ -47,7 +47,7 @@ export async function runWhisper(settings: WhisperSettings, job: WhisperJob): Pr
     if (outcome.failure === 'timeout') {
       throw new GatewayError('timeout', `transcription took longer than ${Math.round(job.timeoutMs / 1000)} s`);
     }
-    throw new GatewayError('engine_failed', `whisper-cli ${describeExit(outcome)}`);
+    throw new GatewayError('engine_failed', `whisper-cli ${describeFailure(outcome)}`);
   }
   return parseWhisperJson(await readFile(`${job.outputBase}.json`), job.audioMs);
 }

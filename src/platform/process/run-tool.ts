@@ -1,8 +1,7 @@
 import { execa, type ExecaError } from 'execa';
 import { GatewayError, isGatewayError } from '../../errors.js';
+import { STOP_GRACE_MS, describeExit } from './exit.js';
 
-/** How long a child gets after SIGTERM before SIGKILL. */
-const FORCE_KILL_AFTER_MS = 2_000;
 const STDERR_LIMIT_BYTES = 256 * 1024;
 
 export type ToolOutcome =
@@ -19,7 +18,8 @@ export interface ToolRun {
 }
 
 /**
- * Runs a command-line tool with no shell, stdin closed and stdout discarded (whisper-cli prints
+ * One run of a command-line tool (ffmpeg, whisper-cli); long-lived workers go through
+ * supervisor.ts instead. execa starts it with no shell, stdin closed and stdout discarded (whisper-cli prints
  * the transcript there: patient text that must not be kept). An abort or the deadline kills it
  * (SIGTERM, then SIGKILL); an abort rethrows the signal's reason.
  */
@@ -31,7 +31,7 @@ export async function runTool(bin: string, args: readonly string[], run: ToolRun
     maxBuffer: STDERR_LIMIT_BYTES,
     cancelSignal: run.signal,
     timeout: run.timeoutMs,
-    forceKillAfterDelay: FORCE_KILL_AFTER_MS,
+    forceKillAfterDelay: STOP_GRACE_MS,
     stripFinalNewline: true,
   });
   if (child.pid !== undefined) run.onSpawn?.(child.pid);
@@ -53,9 +53,9 @@ function abortReason(signal: AbortSignal): GatewayError {
   return isGatewayError(reason) ? reason : new GatewayError('cancelled', 'the request was cancelled');
 }
 
-/** "exit code 3" / "killed by SIGKILL", for messages and logs (never the tool's own output). */
-export function describeExit(outcome: Extract<ToolOutcome, { ok: false }>): string {
+/** "exited (code 3)" / "timed out", for messages and logs (never the tool's own output). */
+export function describeFailure(outcome: Extract<ToolOutcome, { ok: false }>): string {
   if (outcome.failure === 'timeout') return 'timed out';
   if (outcome.failure === 'spawn') return 'could not be started';
-  return outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.exitCode}`;
+  return `exited (${describeExit(outcome.exitCode, outcome.signal)})`;
 }

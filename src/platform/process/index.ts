@@ -1,0 +1,3 @@
+export { describeExit, STOP_GRACE_MS } from './exit.js';
+export { describeFailure, runTool, type ToolOutcome, type ToolRun } from './run-tool.js';
+export { Supervisor, type ChildExit, type SupervisedModule, type SupervisorBackoff, type SupervisorHooks } from './supervisor.js';
