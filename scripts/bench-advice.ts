@@ -18,7 +18,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { createLlmEngine } from '../src/engines/llm/index.js';
 import { ADVICE_JOB_STATES, type AdviceJobStatus, type ReportAdviceDraftRequest } from '../src/contract/advice.js';
 import { adviceAnswer, adviceMessages, answerTokenBudget, departmentNames } from '../src/operations/report-advice-draft/prompts.js';

@@ -21,7 +21,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { findExecutable } from '../src/engines/asr/index.js';
 import { ffmpegArgs } from '../src/engines/asr/ffmpeg.js';
 import { whisperArgs, type WhisperSettings } from '../src/engines/asr/whisper-cli.js';

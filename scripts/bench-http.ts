@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/platform/logger.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -43,7 +43,7 @@ function buildBareApp(): FastifyInstance {
 /** The real gateway with an API token set, so /ai/ requests pass the bearer auth hook. */
 async function buildGateway(logLevel: 'silent' | 'info', dataDir: string): Promise<FastifyInstance> {
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: logLevel, PORT: '0', API_TOKENS: BENCH_TOKEN });
-  const logger = createLogger(config.logLevel, pino.destination('/dev/null'));
+  const logger = createLogger(config.server.logLevel, pino.destination('/dev/null'));
   return buildApp({ config, logger });
 }
 

@@ -13,7 +13,7 @@
 import { readdir } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { WhisperEngine } from '../src/engines/asr/index.js';
 import { AUDIO_FIXTURES, loadRecordings, type Recording } from '../test/helpers/audio.js';
 import { countErrors, errorRate, type ErrorCount } from './asr-metrics.js';
@@ -30,13 +30,13 @@ const base = loadConfig({
 
 async function chooseModel(): Promise<string> {
   const named = args.model ?? base.asr.model;
-  if (named) return isAbsolute(named) ? named : resolve(base.modelsDir, named);
-  const files = (await readdir(base.modelsDir).catch(() => [] as string[])).filter((file) => /^ggml-.*\.bin$/.test(file)).sort();
+  if (named) return isAbsolute(named) ? named : resolve(base.models.dir, named);
+  const files = (await readdir(base.models.dir).catch(() => [] as string[])).filter((file) => /^ggml-.*\.bin$/.test(file)).sort();
   for (const file of files) {
-    const path = resolve(base.modelsDir, file);
+    const path = resolve(base.models.dir, file);
     if (!file.includes('silero') && !(await isRandomWhisperModel(path))) return path;
   }
-  return (await ensureWhisperTestModel({ modelsDir: base.modelsDir })).path;
+  return (await ensureWhisperTestModel({ modelsDir: base.models.dir })).path;
 }
 
 interface Outcome {

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import type { SpeechProcessRequest, SpeechProcessResponse } from '../src/contract/speech.js';
 import { createLogger } from '../src/platform/logger.js';
 
@@ -80,7 +80,7 @@ export async function loadSpeechCases(path = 'test/fixtures/speech/cases.json'):
 export async function startEvalGateway(modelPath: string, env: Record<string, string> = {}): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'eval-speech-'));
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn', ...env, LLM_MODEL: resolve(modelPath), DATA_DIR: dataDir, PORT: '0' });
-  const app = await buildApp({ config, logger: createLogger(config.logLevel) });
+  const app = await buildApp({ config, logger: createLogger(config.server.logLevel) });
   const deadline = Date.now() + 10 * 60_000;
   for (;;) {
     const status = app.engineStatus('llm');

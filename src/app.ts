@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import type { Config } from './config/index.js';
 import { ENGINE_NAMES, Engines, createEngines } from './engines/registry.js';
 import type { EngineName, EngineSet, EngineStatus } from './engines/types.js';
 import { GatewayError } from './errors.js';
@@ -34,9 +34,9 @@ const FILE_TOKEN_MAX_CHARS = 512;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, logger } = options;
   const stores = openStores({
-    dataDir: config.dataDir,
-    publicBaseUrl: config.publicBaseUrl,
-    ...(config.fileSigningSecret ? { signingSecret: config.fileSigningSecret } : {}),
+    dataDir: config.server.dataDir,
+    publicBaseUrl: config.server.publicBaseUrl,
+    ...(config.security.fileSigningSecret ? { signingSecret: config.security.fileSigningSecret } : {}),
   });
   const engineSet = options.engines ?? createEngines(config, logger);
   const metrics = new Metrics(
@@ -48,7 +48,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ENGINE_NAMES,
   );
   const limiters = Object.fromEntries(
-    ENGINE_NAMES.map((name) => [name, new Limiter(name, config.limits[name], metrics.limiterObserver(name))]),
+    ENGINE_NAMES.map((name) => [name, new Limiter(name, config[name], metrics.limiterObserver(name))]),
   ) as Record<EngineName, Limiter>;
   const engines = new Engines(engineSet, limiters);
   engines.start();
@@ -65,7 +65,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: config.bodyLimitBytes,
+    bodyLimit: config.server.bodyLimitBytes,
     return503OnClosing: false,
     routerOptions: { maxParamLength: FILE_TOKEN_MAX_CHARS },
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),
@@ -97,7 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
 
   registerRequestLog(app, metrics);
-  registerBearerAuth(app, config.apiTokens);
+  registerBearerAuth(app, config.security.apiTokens);
   await registerDocs(app, VERSION);
   registerHealthRoutes(app, engines, metrics, config);
   registerFileRoutes(app, stores);
@@ -105,9 +105,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     engines,
     stores,
     adviceJobs,
-    fetcher: options.fetcher ?? createSafeFetcher(config.fetch),
+    fetcher: options.fetcher ?? createSafeFetcher({ ...config.fetch, maxAudioBytes: config.asr.maxBytes }),
     documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels },
-    fileUrlTtlSeconds: config.fileUrlTtlSeconds,
+    fileUrlTtlSeconds: config.security.fileUrlTtlSeconds,
     deid: { minConfidence: config.deid.minConfidence, observer: metrics.deidObserver() },
   });
 

@@ -1,5 +1,5 @@
 import { buildApp } from './app.js';
-import { loadConfig, readConfigOrExit, type Config } from './config.js';
+import { loadConfig, readConfigOrExit, type Config } from './config/index.js';
 import type { FastifyInstance } from 'fastify';
 import { ENGINE_NAMES } from './engines/registry.js';
 import { settledStatus } from './engines/readiness.js';
@@ -8,7 +8,7 @@ import { createLogger, describeError, type Logger } from './platform/logger.js';
 import { VERSION } from './version.js';
 
 function warnAboutRiskySettings(config: Config, logger: Logger): void {
-  if (config.apiTokens.length === 0) logger.warn('API_TOKENS is not set: /ai/ routes accept unauthenticated requests');
+  if (config.security.apiTokens.length === 0) logger.warn('API_TOKENS is not set: /ai/ routes accept unauthenticated requests');
   if (config.fetch.allowLoopback) logger.warn('FETCH_ALLOW_LOOPBACK=true: file URLs may point at this machine');
   if (config.callback.baseUrl && !config.callback.secret) logger.warn('CALLBACK_SECRET is not set: callbacks go unsigned');
 }
@@ -28,7 +28,7 @@ async function reportEnginesOnceSettled(app: FastifyInstance, config: Config, lo
 
 async function main(): Promise<void> {
   const config = readConfigOrExit(() => loadConfig());
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.server.logLevel);
   const exitOnFault = (origin: string) => (error: unknown) => {
     logger.fatal({ err: describeError(error), origin }, 'unexpected fault; exiting so the supervisor restarts the gateway');
     process.exit(70); // EX_SOFTWARE
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
 
   const app = await buildApp({ config, logger });
   warnAboutRiskySettings(config, logger);
-  await app.listen({ host: config.host, port: config.port });
+  await app.listen({ host: config.server.host, port: config.server.port });
   const engines = Object.fromEntries(ENGINE_NAMES.map((name) => [name, app.engineStatus(name)]));
   logger.info({ version: VERSION, engines }, 'gateway started');
   void reportEnginesOnceSettled(app, config, logger);
@@ -50,11 +50,11 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    logger.info({ signal, deadline_ms: config.shutdownTimeoutMs }, 'draining in-flight requests');
+    logger.info({ signal, deadline_ms: config.server.shutdownTimeoutMs }, 'draining in-flight requests');
     setTimeout(() => {
       logger.error('drain deadline passed; exiting with requests still in flight');
       process.exit(1);
-    }, config.shutdownTimeoutMs).unref();
+    }, config.server.shutdownTimeoutMs).unref();
     app.close().then(
       () => {
         logger.info('stopped');

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { ExpectedHash } from './model-version.js';
 
 export const CHECKSUMS_FILE = 'SHA256SUMS';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { GatewayError } from '../errors.js';
 import type { Limiter } from '../platform/limiter.js';
 import type { Logger } from '../platform/logger.js';
@@ -68,8 +68,8 @@ type ModelLocation = { path: string } | { reason: string };
 /** The model file a setting names (a file in MODELS_DIR or a path), or why there is none. */
 function locateModel(config: Config, variable: string, file: string | undefined): ModelLocation {
   if (!file) return { reason: `${variable} is not set; install a model as models/README.md describes` };
-  const path = isAbsolute(file) ? file : resolve(config.modelsDir, file);
-  if (!existsSync(path)) return { reason: `model file not found: ${file} (looked in ${config.modelsDir})` };
+  const path = isAbsolute(file) ? file : resolve(config.models.dir, file);
+  if (!existsSync(path)) return { reason: `model file not found: ${file} (looked in ${config.models.dir})` };
   return { path };
 }
 

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { EngineName, EngineStatus } from './types.js';
 
 /** One engine as the startup report and /readyz show it. */
@@ -16,7 +16,7 @@ function threadsOf(config: Config, name: EngineName): number {
 }
 
 export function engineReport(config: Config, name: EngineName, status: EngineStatus): EngineReport {
-  return { ...status, threads: threadsOf(config, name), concurrency: config.limits[name].maxRunning };
+  return { ...status, threads: threadsOf(config, name), concurrency: config[name].maxRunning };
 }
 
 const COLUMNS: Array<[string, (name: string, report: EngineReport) => string]> = [

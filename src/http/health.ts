@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ENGINE_NAMES, type Engines } from '../engines/registry.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { engineReport } from '../engines/report.js';
 import type { Metrics } from '../platform/metrics.js';
 

@@ -1,4 +1,4 @@
-import type { LimiterSettings } from '../config.js';
+import type { LimiterSettings } from '../config/index.js';
 import { GatewayError } from '../errors.js';
 
 export type RejectReason = 'overloaded' | 'timeout' | 'cancelled';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureWhisperTestModel } from '../../scripts/models/whisper-model.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { WhisperEngine } from '../../src/engines/asr/index.js';
 import { GatewayError } from '../../src/errors.js';
 import { FAST_ASR_ENV, asrToolsMissing, isProcessAlive, settledStatus, writeLongRecording } from '../helpers/audio.js';

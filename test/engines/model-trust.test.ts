@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTestModel } from '../../scripts/models/make-test-model.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { expectedHashOf, parseChecksums } from '../../src/engines/model-trust.js';
 import { checkExpectedHash } from '../../src/engines/model-version.js';
 import { formatEngineReport } from '../../src/engines/report.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createOcrEngine, TesseractOcrEngine } from '../../src/engines/ocr/index.js';
 import { traineddataProblem } from '../../src/engines/ocr/traineddata.js';
 import { createEngines } from '../../src/engines/registry.js';

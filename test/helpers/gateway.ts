@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
 import type { EngineSet } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { FileReferenceBody } from './file-server.js';
@@ -36,7 +36,7 @@ export async function startGateway(
   });
   const app = await buildApp({
     config,
-    logger: createLogger(config.logLevel, sink),
+    logger: createLogger(config.server.logLevel, sink),
     ...(options.engines ? { engines: options.engines } : {}),
   });
   if (options.listen) await app.listen({ host: '127.0.0.1', port: 0 });

@@ -21,7 +21,7 @@ import {
 import { startFileServer, PNG_BYTES, type FileServer } from '../helpers/file-server.js';
 import { baseUrl, postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { enginesWithAsr } from '../helpers/test-engines.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { WhisperEngine } from '../../src/engines/asr/index.js';
 
 /**

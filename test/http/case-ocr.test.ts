@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseOcrResponse } from '../../src/contract/case-files.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createOcrEngine, TesseractOcrEngine } from '../../src/engines/ocr/index.js';
 import { removeCjkSpaces } from '../../src/engines/ocr/layout.js';
 import { startFileServer, WAV_BYTES, type FileServer, fileReference, type FileReferenceBody } from '../helpers/file-server.js';

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig, type LimiterSettings } from '../../src/config/index.js';
 
 /** Runs loadConfig expecting a ConfigError and returns it. */
 function configError(env: NodeJS.ProcessEnv): ConfigError {
@@ -17,30 +17,32 @@ function configError(env: NodeJS.ProcessEnv): ConfigError {
 describe('loadConfig defaults', () => {
   it('an empty environment gives the documented defaults', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({
+    expect(config.server).toEqual({
       host: '0.0.0.0',
       port: 8080,
-      modelsDir: './models',
       dataDir: './data',
       publicBaseUrl: 'http://localhost:8080',
-      fileSigningSecret: undefined,
-      fileUrlTtlSeconds: 86_400,
-      apiTokens: [],
       logLevel: 'info',
       bodyLimitBytes: 2 * 1024 * 1024,
       shutdownTimeoutMs: 30_000,
     });
+    expect(config.models).toEqual({ dir: './models', verify: true, manifestPath: resolve('models/manifest.json') });
+    expect(config.security).toEqual({ apiTokens: [], fileSigningSecret: undefined, fileUrlTtlSeconds: 86_400 });
     expect(config.asr).toEqual({
       model: undefined,
       vadModel: undefined,
       whisperBin: resolve('.build/whisper/bin/whisper-cli'),
       ffmpegBin: 'ffmpeg',
       language: 'zh',
+      maxRunning: 1,
       threads: availableParallelism(),
       beamSize: 5,
       temperatureFallback: true,
       maxAudioSeconds: 7200,
+      maxBytes: 200 * 1024 * 1024,
       timeoutFactor: 2,
+      maxQueued: 16,
+      queueTimeoutMs: 300_000,
     });
     expect(config.llm).toEqual({
       model: undefined,
@@ -50,34 +52,38 @@ describe('loadConfig defaults', () => {
       gpuLayers: 'auto',
       contextSize: 4096,
       timeoutMs: 120_000,
+      maxRunning: 2,
+      maxQueued: 32,
+      queueTimeoutMs: 120_000,
     });
     expect(config.callback).toEqual({
       baseUrl: undefined,
       secret: undefined,
       timeoutMs: 10_000,
-      retry: { baseDelayMs: 1_000, maxDelayMs: 3_600_000, horizonMs: 86_400_000 },
+      retryBaseMs: 1_000,
+      retryMaxDelayMs: 3_600_000,
+      retryHorizonMs: 86_400_000,
     });
-    expect(config.advice).toEqual({ concurrency: 1, draftAttempts: 3, timeoutMs: 600_000, retentionMs: 7 * 86_400_000 });
+    expect(config.advice).toEqual({ concurrency: 1, draftAttempts: 3, timeoutMs: 600_000, retentionDays: 7 });
     expect(config.fetch).toEqual({
       allowHosts: [],
       allowLoopback: false,
       maxBytes: 50 * 1024 * 1024,
-      maxAudioBytes: 200 * 1024 * 1024,
       connectTimeoutMs: 5_000,
       totalTimeoutMs: 60_000,
     });
   });
 
   it('limiter defaults differ per engine', () => {
-    expect(loadConfig({}).limits).toEqual({
-      llm: { maxRunning: 2, maxQueued: 32, queueTimeoutMs: 120_000 },
-      ocr: { maxRunning: availableParallelism(), maxQueued: 64, queueTimeoutMs: 120_000 },
-      asr: { maxRunning: 1, maxQueued: 16, queueTimeoutMs: 300_000 },
-    });
+    const config = loadConfig({});
+    const limiter = ({ maxRunning, maxQueued, queueTimeoutMs }: LimiterSettings) => ({ maxRunning, maxQueued, queueTimeoutMs });
+    expect(limiter(config.llm)).toEqual({ maxRunning: 2, maxQueued: 32, queueTimeoutMs: 120_000 });
+    expect(limiter(config.ocr)).toEqual({ maxRunning: availableParallelism(), maxQueued: 64, queueTimeoutMs: 120_000 });
+    expect(limiter(config.asr)).toEqual({ maxRunning: 1, maxQueued: 16, queueTimeoutMs: 300_000 });
   });
 
   it('PUBLIC_BASE_URL defaults to localhost on the configured PORT', () => {
-    expect(loadConfig({ PORT: '9123' }).publicBaseUrl).toBe('http://localhost:9123');
+    expect(loadConfig({ PORT: '9123' }).server.publicBaseUrl).toBe('http://localhost:9123');
   });
 
   it('empty strings count as unset', () => {
@@ -115,25 +121,25 @@ describe('loadConfig defaults', () => {
       OCR_MAX_QUEUED: '0',
       ASR_QUEUE_TIMEOUT_MS: '1000',
     });
-    expect(config).toMatchObject({
+    expect(config.server).toMatchObject({
       host: '127.0.0.1',
       port: 3000,
-      modelsDir: '/opt/models',
       dataDir: '/var/lib/gateway',
       logLevel: 'debug',
       shutdownTimeoutMs: 500,
       publicBaseUrl: 'http://localhost:3000',
     });
+    expect(config.models.dir).toBe('/opt/models');
     expect(config.llm.model).toBe('qwen.gguf');
-    expect(config.limits.llm.maxRunning).toBe(4);
-    expect(config.limits.ocr.maxQueued).toBe(0);
-    expect(config.limits.asr.queueTimeoutMs).toBe(1000);
+    expect(config.llm.maxRunning).toBe(4);
+    expect(config.ocr.maxQueued).toBe(0);
+    expect(config.asr.queueTimeoutMs).toBe(1000);
     expect(config.asr.model).toBe('ggml-base.bin');
   });
 
   it('ASR_CONCURRENCY runs that many ASR jobs at once and splits the cores between them', () => {
     const config = loadConfig({ ASR_CONCURRENCY: '2' });
-    expect(config.limits.asr.maxRunning).toBe(2);
+    expect(config.asr.maxRunning).toBe(2);
     expect(config.asr.threads).toBe(Math.max(1, Math.floor(availableParallelism() / 2)));
     expect(loadConfig({ ASR_CONCURRENCY: '2', ASR_THREADS: '3' }).asr.threads).toBe(3);
   });
@@ -160,15 +166,15 @@ describe('loadConfig defaults', () => {
       maxAudioSeconds: 3600,
       timeoutFactor: 0.5,
     });
-    expect(config.fetch.maxAudioBytes).toBe(1000);
+    expect(config.asr.maxBytes).toBe(1000);
   });
 });
 
 describe('loadConfig parsing', () => {
   it('API_TOKENS is a CSV list: spaces trimmed, empty items dropped', () => {
-    expect(loadConfig({ API_TOKENS: ' alpha , beta,,gamma ,' }).apiTokens).toEqual(['alpha', 'beta', 'gamma']);
-    expect(loadConfig({ API_TOKENS: 'single' }).apiTokens).toEqual(['single']);
-    expect(loadConfig({ API_TOKENS: ' , ,' }).apiTokens).toEqual([]);
+    expect(loadConfig({ API_TOKENS: ' alpha , beta,,gamma ,' }).security.apiTokens).toEqual(['alpha', 'beta', 'gamma']);
+    expect(loadConfig({ API_TOKENS: 'single' }).security.apiTokens).toEqual(['single']);
+    expect(loadConfig({ API_TOKENS: ' , ,' }).security.apiTokens).toEqual([]);
   });
 
   it('FETCH_ALLOW_HOSTS is a CSV list: spaces trimmed, empty items dropped', () => {
@@ -197,7 +203,7 @@ describe('loadConfig parsing', () => {
       PUBLIC_BASE_URL: 'https://gateway.example.org/',
       CALLBACK_BASE_URL: 'http://mdt.example.org/api/callbacks//',
     });
-    expect(config.publicBaseUrl).toBe('https://gateway.example.org');
+    expect(config.server.publicBaseUrl).toBe('https://gateway.example.org');
     expect(config.callback.baseUrl).toBe('http://mdt.example.org/api/callbacks');
   });
 
@@ -208,13 +214,13 @@ describe('loadConfig parsing', () => {
   });
 
   it('an explicit PUBLIC_BASE_URL wins over the PORT default', () => {
-    expect(loadConfig({ PORT: '9000', PUBLIC_BASE_URL: 'http://10.1.2.3:8443' }).publicBaseUrl).toBe('http://10.1.2.3:8443');
+    expect(loadConfig({ PORT: '9000', PUBLIC_BASE_URL: 'http://10.1.2.3:8443' }).server.publicBaseUrl).toBe('http://10.1.2.3:8443');
   });
 
   it('accepts secrets of the minimum length', () => {
     const config = loadConfig({ CALLBACK_SECRET: 'c'.repeat(16), FILE_SIGNING_SECRET: 'f'.repeat(32) });
     expect(config.callback.secret).toBe('c'.repeat(16));
-    expect(config.fileSigningSecret).toBe('f'.repeat(32));
+    expect(config.security.fileSigningSecret).toBe('f'.repeat(32));
   });
 });
 
@@ -271,7 +277,7 @@ describe('loadConfig rejects bad values with a ConfigError naming the variable',
     const previous = process.env.PORT;
     process.env.PORT = 'abc';
     try {
-      expect(loadConfig({}).port).toBe(8080);
+      expect(loadConfig({}).server.port).toBe(8080);
     } finally {
       if (previous === undefined) delete process.env.PORT;
       else process.env.PORT = previous;
@@ -282,9 +288,9 @@ describe('loadConfig rejects bad values with a ConfigError naming the variable',
 describe('loadConfig reads numbers strictly', () => {
   it('treats blank values as unset and trims values', () => {
     const config = loadConfig({ PORT: '  ', OCR_MAX_QUEUED: ' ', HOST: ' 127.0.0.1 ' });
-    expect(config.port).toBe(8080);
-    expect(config.limits.ocr.maxQueued).toBe(64);
-    expect(config.host).toBe('127.0.0.1');
+    expect(config.server.port).toBe(8080);
+    expect(config.ocr.maxQueued).toBe(64);
+    expect(config.server.host).toBe('127.0.0.1');
   });
 
   it.each(['0x1F90', '1e3', '80.5', '+80', '8 080'])('refuses PORT=%s', (port) => {
@@ -294,8 +300,8 @@ describe('loadConfig reads numbers strictly', () => {
 
 describe('LLM settings', () => {
   it('runs as many LLM calls at once as the model has sequences unless LLM_MAX_RUNNING says otherwise', () => {
-    expect(loadConfig({ LLM_PARALLEL: '4' }).limits.llm.maxRunning).toBe(4);
-    expect(loadConfig({ LLM_PARALLEL: '4', LLM_MAX_RUNNING: '3' }).limits.llm.maxRunning).toBe(3);
+    expect(loadConfig({ LLM_PARALLEL: '4' }).llm.maxRunning).toBe(4);
+    expect(loadConfig({ LLM_PARALLEL: '4', LLM_MAX_RUNNING: '3' }).llm.maxRunning).toBe(3);
   });
 
   it('reads GPU, layers, threads and context size', () => {
@@ -325,12 +331,15 @@ describe('OCR settings', () => {
       startTimeoutMs: 60_000,
       maxPages: 100,
       maxPagePixels: 50_000_000,
+      maxRunning: availableParallelism(),
+      maxQueued: 64,
+      queueTimeoutMs: 120_000,
     });
   });
 
   it('runs as many pages at once as there are workers unless OCR_MAX_RUNNING says otherwise', () => {
-    expect(loadConfig({ OCR_WORKERS: '3' }).limits.ocr.maxRunning).toBe(3);
-    expect(loadConfig({ OCR_WORKERS: '3', OCR_MAX_RUNNING: '1' }).limits.ocr.maxRunning).toBe(1);
+    expect(loadConfig({ OCR_WORKERS: '3' }).ocr.maxRunning).toBe(3);
+    expect(loadConfig({ OCR_WORKERS: '3', OCR_MAX_RUNNING: '1' }).ocr.maxRunning).toBe(1);
   });
 
   it('reads languages, a tessdata directory and the limits', () => {

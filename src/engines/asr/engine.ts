@@ -6,7 +6,7 @@
 import { constants } from 'node:fs';
 import { access, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import type { AsrSettings } from '../../config.js';
+import type { AsrSettings } from '../../config/index.js';
 import type { Logger } from '../../platform/logger.js';
 import { withTempDir } from '../../platform/temp.js';
 import { checkExpectedHash, modelFingerprint, modelLabel, type ExpectedHash } from '../model-version.js';

@@ -1,4 +1,4 @@
-import type { AsrSettings } from '../../config.js';
+import type { AsrSettings } from '../../config/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ExpectedHash } from '../model-version.js';
 import type { AsrEngine } from '../types.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { Logger } from '../../platform/logger.js';
 import { expectedHashOf } from '../model-trust.js';
 import type { LlmEngine } from '../types.js';

@@ -5,7 +5,7 @@
  */
 import sharp from 'sharp';
 import { createWorker, OEM, type Worker } from 'tesseract.js';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ExpectedHash } from '../model-version.js';

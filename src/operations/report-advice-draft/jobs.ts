@@ -5,7 +5,7 @@ import {
   type ReportAdviceDraftRequest,
   type ReportAdviceDraftResponse,
 } from '../../contract/advice.js';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { Engines } from '../../engines/registry.js';
 import { GatewayError } from '../../errors.js';
 import { postCallback } from '../../platform/callbacks/delivery.js';
@@ -18,6 +18,7 @@ import { AdviceJobRunner, type AdviceRunnerHooks } from './runner.js';
 
 /** The POST's own timeout plus room to record its outcome. */
 const DELIVERY_LEASE_MARGIN_MS = 30_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface AdviceJobs {
   /** Persists the job, then answers; the same request again is the same job. */
@@ -45,8 +46,8 @@ export function createAdviceJobs({ config, engines, store, logger, observe }: De
       draftAttempts: config.advice.draftAttempts,
       deliveryConcurrency: 4,
       deliveryLeaseMs: callback.timeoutMs + DELIVERY_LEASE_MARGIN_MS,
-      retry: callback.retry,
-      retentionMs: config.advice.retentionMs,
+      retry: { baseDelayMs: callback.retryBaseMs, maxDelayMs: callback.retryMaxDelayMs, horizonMs: callback.retryHorizonMs },
+      retentionMs: config.advice.retentionDays * DAY_MS,
     },
     {
       draft: (request, signal) => draftAdvice(request, llmCalls(engines, signal), Date.now() + config.advice.timeoutMs),

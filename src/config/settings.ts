@@ -1,0 +1,380 @@
+/**
+ * Every setting of the gateway, written once: its environment variable, type, default and
+ * meaning. `Config` (index.ts), its TypeScript type and the configuration reference of the
+ * operator's guide (§5, `npm run docs:config`) are derived from this table.
+ */
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { oneOf, section, setting, types } from './define.js';
+
+const MIB = 1024 * 1024;
+const cores = () => availableParallelism();
+/** Where `npm run setup:whisper` puts whisper-cli (this file sits in src/config/ or dist/config/, two below the root). */
+const BUILT_WHISPER_CLI = fileURLToPath(new URL('../../.build/whisper/bin/whisper-cli', import.meta.url));
+/** The manifest of recommended models shipped with the gateway. */
+const SHIPPED_MANIFEST = fileURLToPath(new URL('../../models/manifest.json', import.meta.url));
+
+export const SETTINGS = {
+  server: section('Server and storage', {
+    host: setting({ env: 'HOST', type: types.text, default: '0.0.0.0', doc: 'listen address' }),
+    port: setting({
+      env: 'PORT',
+      type: types.port,
+      default: 8080,
+      doc: 'listen port (`0` picks a free port: tests only)',
+    }),
+    publicBaseUrl: setting({
+      env: 'PUBLIC_BASE_URL',
+      type: types.url,
+      default: { from: 'PORT', value: (port: number) => `http://localhost:${port}`, doc: '`http://localhost:$PORT`' },
+      doc: 'base of the links the gateway hands out (`/files/...`); set it to the URL clients reach through the proxy',
+    }),
+    dataDir: setting({
+      env: 'DATA_DIR',
+      type: types.path,
+      default: './data',
+      doc: '`gateway.sqlite` (artifact cache, AI-3 jobs, blob index), `blobs/` (produced files), `file-signing.key`; created with mode 0700. One gateway process per `DATA_DIR`',
+    }),
+    bodyLimitBytes: setting({
+      env: 'BODY_LIMIT_BYTES',
+      type: types.positiveInt,
+      default: 2 * MIB,
+      doc: 'largest JSON request body (`413 payload_too_large` above it)',
+    }),
+    logLevel: setting({
+      env: 'LOG_LEVEL',
+      type: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+      default: 'info',
+      doc: 'pino log level',
+    }),
+    shutdownTimeoutMs: setting({
+      env: 'SHUTDOWN_TIMEOUT_MS',
+      type: types.positiveInt,
+      default: 30_000,
+      doc: 'how long SIGTERM/SIGINT waits for in-flight requests before exiting 1',
+    }),
+  }),
+
+  models: section('Models', {
+    dir: setting({
+      env: 'MODELS_DIR',
+      type: types.path,
+      default: './models',
+      doc: 'where model file names in `LLM_MODEL`, `WHISPER_MODEL`, `WHISPER_VAD_MODEL` are looked up',
+    }),
+    verify: setting({
+      env: 'MODELS_VERIFY',
+      type: types.onOff,
+      default: true,
+      doc: "`on`: a model whose sha256 differs from the manifest's or `SHA256SUMS`' is refused (engine `failed`); `off`: loaded anyway",
+    }),
+    manifestPath: setting({
+      env: 'MODELS_MANIFEST',
+      type: types.path,
+      default: SHIPPED_MANIFEST,
+      defaultDoc: '`models/manifest.json` of the install',
+      doc: 'the manifest of recommended models and their hashes',
+    }),
+  }),
+
+  security: section('Security', {
+    apiTokens: setting({
+      env: 'API_TOKENS',
+      type: types.list,
+      default: [],
+      defaultDoc: 'none (no auth)',
+      doc: 'bearer tokens; when set, every `/ai/` route requires `Authorization: Bearer <token>` (any listed token; compared in constant time). Other routes stay open. A warning is logged at start when unset',
+    }),
+    fileSigningSecret: setting({
+      env: 'FILE_SIGNING_SECRET',
+      type: types.secret(32),
+      defaultDoc: 'generated',
+      doc: 'HMAC key of `/files/` links. Unset: a random 32-byte key is created once in `DATA_DIR/file-signing.key` (mode 0600) and reused',
+    }),
+    fileUrlTtlSeconds: setting({
+      env: 'FILE_URL_TTL_SECONDS',
+      type: types.positiveInt,
+      default: 24 * 3600,
+      doc: 'lifetime of a produced file and its link; expired files are swept every 10 minutes',
+    }),
+  }),
+
+  fetch: section('Fetching files (file_url, voice_url)', {
+    allowHosts: setting({
+      env: 'FETCH_ALLOW_HOSTS',
+      type: types.hostList,
+      default: [],
+      defaultDoc: 'none (any host)',
+      doc: 'when set, `file_url` / `voice_url` (and every redirect hop) may point only at these hosts; `host` without a port allows any port',
+    }),
+    allowLoopback: setting({
+      env: 'FETCH_ALLOW_LOOPBACK',
+      type: types.bool,
+      default: false,
+      doc: 'allow fetching from 127.0.0.0/8 and ::1 (test setups only; warned at start)',
+    }),
+    maxBytes: setting({
+      env: 'FETCH_MAX_BYTES',
+      type: types.positiveInt,
+      default: 50 * MIB,
+      doc: 'largest fetched file (counted while streaming); recordings use `ASR_MAX_BYTES`',
+    }),
+    connectTimeoutMs: setting({ env: 'FETCH_CONNECT_TIMEOUT_MS', type: types.positiveInt, default: 5_000, doc: 'connect timeout per hop' }),
+    totalTimeoutMs: setting({
+      env: 'FETCH_TIMEOUT_MS',
+      type: types.positiveInt,
+      default: 60_000,
+      doc: 'whole fetch, redirects and body included',
+    }),
+  }),
+
+  callback: section('AI-3 callbacks', {
+    baseUrl: setting({
+      env: 'CALLBACK_BASE_URL',
+      type: types.url,
+      defaultDoc: 'none',
+      doc: 'the platform; AI-3 results are POSTed to `$CALLBACK_BASE_URL/internal/ai/callback`. Without it AI-3 answers `503 engine_unavailable`',
+    }),
+    secret: setting({
+      env: 'CALLBACK_SECRET',
+      type: types.secret(16),
+      defaultDoc: 'none (unsigned)',
+      doc: 'Standard Webhooks signing key: its UTF-8 bytes, or, written `whsec_<base64>`, the decoded bytes. Unset: callbacks go unsigned (warned at start)',
+    }),
+    timeoutMs: setting({ env: 'CALLBACK_TIMEOUT_MS', type: types.positiveInt, default: 10_000, doc: 'time limit of one callback POST' }),
+    retryBaseMs: setting({
+      env: 'CALLBACK_RETRY_BASE_MS',
+      type: types.positiveInt,
+      default: 1_000,
+      doc: 'first retry delay; doubles per attempt, each delay jittered to ½–1×',
+    }),
+    retryMaxDelayMs: setting({
+      env: 'CALLBACK_RETRY_MAX_DELAY_MS',
+      type: types.positiveInt,
+      default: 60 * 60 * 1000,
+      doc: 'longest delay between two attempts',
+    }),
+    retryHorizonMs: setting({
+      env: 'CALLBACK_RETRY_HORIZON_MS',
+      type: types.positiveInt,
+      default: 24 * 60 * 60 * 1000,
+      doc: 'after this long since the first attempt (with a last attempt at the horizon) the job is `dead`',
+    }),
+  }),
+
+  advice: section('AI-3 jobs', {
+    concurrency: setting({
+      env: 'ADVICE_CONCURRENCY',
+      type: types.positiveInt,
+      default: {
+        from: 'LLM_MAX_RUNNING',
+        value: (llmMaxRunning: number) => Math.max(1, Math.floor(llmMaxRunning / 2)),
+        doc: '`max(1, floor(LLM_MAX_RUNNING ÷ 2))`',
+      },
+      doc: 'AI-3 drafts generated at once; the rest of the LLM slots stay free for interactive requests',
+    }),
+    draftAttempts: setting({
+      env: 'ADVICE_DRAFT_ATTEMPTS',
+      type: types.positiveInt,
+      default: 3,
+      doc: 'attempts for a draft that fails in a retryable way before a `failed` callback',
+    }),
+    timeoutMs: setting({
+      env: 'ADVICE_TIMEOUT_MS',
+      type: types.positiveInt,
+      default: 10 * 60 * 1000,
+      doc: 'longest one draft attempt may take (used instead of `LLM_TIMEOUT_MS`)',
+    }),
+    retentionDays: setting({
+      env: 'ADVICE_RETENTION_DAYS',
+      type: types.positiveInt,
+      default: 7,
+      doc: 'delivered and dead jobs are purged this long after their last update',
+    }),
+  }),
+
+  llm: section('LLM (node-llama-cpp)', {
+    model: setting({
+      env: 'LLM_MODEL',
+      type: types.modelFile,
+      defaultDoc: 'none (engine unavailable)',
+      doc: 'GGUF chat model',
+    }),
+    parallel: setting({
+      env: 'LLM_PARALLEL',
+      type: types.positiveInt,
+      default: 2,
+      doc: 'context sequences of the loaded model: LLM calls served at once. Each holds a KV cache of `LLM_CONTEXT_SIZE` tokens',
+    }),
+    contextSize: setting({
+      env: 'LLM_CONTEXT_SIZE',
+      type: types.intAtLeast(512),
+      default: 4096,
+      doc: 'tokens per sequence (prompt + answer); longer speech is judged in windows, longer AI-3 cases are condensed',
+    }),
+    threads: setting({
+      env: 'LLM_THREADS',
+      type: types.positiveInt,
+      default: { value: cores, doc: 'cores' },
+      doc: 'CPU threads for generation. llama.cpp threads spin-wait: more threads than free cores slows generation by an order of magnitude. Set it on any shared machine',
+    }),
+    gpu: setting({
+      env: 'LLM_GPU',
+      type: oneOf('auto', 'cuda', 'vulkan', 'off'),
+      default: 'auto',
+      doc: '`auto` uses a GPU when one works, else the CPU. The GPU image sets `cuda`, the CPU image `off`',
+    }),
+    gpuLayers: setting({
+      env: 'LLM_GPU_LAYERS',
+      type: types.gpuLayers,
+      default: 'auto',
+      doc: 'layers offloaded to the GPU; `/readyz` shows `(n of m layers)` when not all are',
+    }),
+    timeoutMs: setting({
+      env: 'LLM_TIMEOUT_MS',
+      type: types.positiveInt,
+      default: 120_000,
+      doc: 'longest one generation may run (then `504 timeout`)',
+    }),
+    maxRunning: setting({
+      env: 'LLM_MAX_RUNNING',
+      type: types.positiveInt,
+      default: { from: 'LLM_PARALLEL', value: (parallel: number) => parallel, doc: '`LLM_PARALLEL`' },
+      doc: 'LLM limiter: calls running at once',
+    }),
+    maxQueued: setting({
+      env: 'LLM_MAX_QUEUED',
+      type: types.nonNegativeInt,
+      default: 32,
+      doc: 'LLM limiter: calls waiting; beyond it `503 overloaded` with `Retry-After`',
+    }),
+    queueTimeoutMs: setting({
+      env: 'LLM_QUEUE_TIMEOUT_MS',
+      type: types.positiveInt,
+      default: 120_000,
+      doc: 'LLM limiter: longest wait in the queue (then `504 timeout`)',
+    }),
+  }),
+
+  ocr: section('OCR', {
+    engine: setting({ env: 'OCR_ENGINE', type: oneOf('tesseract', 'off'), default: 'tesseract', doc: '`off` leaves OCR unavailable' }),
+    workers: setting({
+      env: 'OCR_WORKERS',
+      type: types.positiveInt,
+      default: { value: cores, doc: 'cores' },
+      doc: 'tesseract.js workers, one WASM instance on one core each',
+    }),
+    langs: setting({
+      env: 'OCR_LANGS',
+      type: types.tesseractLangs,
+      default: ['chi_sim', 'eng'],
+      defaultDoc: '`chi_sim+eng`',
+      doc: 'traineddata to load',
+    }),
+    tessdataDir: setting({
+      env: 'OCR_TESSDATA_DIR',
+      type: types.path,
+      defaultDoc: 'none (npm packages)',
+      doc: 'folder with `<lang>.traineddata` or `.traineddata.gz` (LSTM models); default: the `@tesseract.js-data` npm packages',
+    }),
+    workerMaxJobs: setting({
+      env: 'OCR_WORKER_MAX_JOBS',
+      type: types.positiveInt,
+      default: 200,
+      doc: 'pages a worker reads before it is replaced (bounds its WASM heap)',
+    }),
+    startTimeoutMs: setting({
+      env: 'OCR_START_TIMEOUT_MS',
+      type: types.positiveInt,
+      default: 60_000,
+      doc: 'longest the workers may take to load (then the engine is `failed`)',
+    }),
+    maxPages: setting({ env: 'OCR_MAX_PAGES', type: types.positiveInt, default: 100, doc: 'pages per file (`413` above)' }),
+    maxPagePixels: setting({
+      env: 'OCR_MAX_PAGE_PIXELS',
+      type: types.positiveInt,
+      default: 50_000_000,
+      doc: 'decoded pixels per page, images and rendered PDF pages (`413` above)',
+    }),
+    maxRunning: setting({
+      env: 'OCR_MAX_RUNNING',
+      type: types.positiveInt,
+      default: { from: 'OCR_WORKERS', value: (workers: number) => workers, doc: '`OCR_WORKERS`' },
+      doc: 'OCR limiter: pages read at once',
+    }),
+    maxQueued: setting({ env: 'OCR_MAX_QUEUED', type: types.nonNegativeInt, default: 64, doc: 'OCR limiter: pages waiting' }),
+    queueTimeoutMs: setting({ env: 'OCR_QUEUE_TIMEOUT_MS', type: types.positiveInt, default: 120_000, doc: 'OCR limiter: longest wait' }),
+  }),
+
+  deid: section('De-identification (AI-4)', {
+    minConfidence: setting({
+      env: 'DEID_MIN_CONFIDENCE',
+      type: types.intBetween(0, 100),
+      default: 70,
+      doc: 'AI-4 withholds (`422 deidentification_failed`) a page OCR read with a lower mean word confidence; lower it only knowing that names OCR could not read stay visible',
+    }),
+  }),
+
+  asr: section('ASR (whisper.cpp)', {
+    model: setting({ env: 'WHISPER_MODEL', type: types.modelFile, defaultDoc: 'none (engine unavailable)', doc: 'whisper.cpp GGML model' }),
+    vadModel: setting({
+      env: 'WHISPER_VAD_MODEL',
+      type: types.modelFile,
+      defaultDoc: 'none',
+      doc: 'optional Silero VAD GGML model; whisper then skips non-speech',
+    }),
+    whisperBin: setting({
+      env: 'WHISPER_BIN',
+      type: types.path,
+      default: BUILT_WHISPER_CLI,
+      defaultDoc: '`<install dir>/.build/whisper/bin/whisper-cli`',
+      doc: 'whisper-cli; the default (resolved from the installation folder, not the working directory) is what `npm install` / `npm run setup:whisper` builds',
+    }),
+    ffmpegBin: setting({ env: 'FFMPEG_BIN', type: types.command, default: 'ffmpeg', doc: 'ffmpeg' }),
+    language: setting({
+      env: 'ASR_LANGUAGE',
+      type: types.whisperLanguage,
+      default: 'zh',
+      doc: '`zh` also adds a prompt that keeps output in Simplified characters',
+    }),
+    maxRunning: setting({
+      env: 'ASR_CONCURRENCY',
+      type: types.positiveInt,
+      default: 1,
+      doc: 'recordings transcribed at once (the ASR limiter: calls running at once)',
+    }),
+    threads: setting({
+      env: 'ASR_THREADS',
+      type: types.positiveInt,
+      default: {
+        from: 'ASR_CONCURRENCY',
+        // Jobs at once share the cores; more threads than cores only makes whisper slower.
+        value: (concurrency: number) => Math.max(1, Math.floor(cores() / concurrency)),
+        doc: '`max(1, floor(cores ÷ ASR_CONCURRENCY))`',
+      },
+      doc: 'CPU threads of one whisper-cli job',
+    }),
+    beamSize: setting({
+      env: 'ASR_BEAM_SIZE',
+      type: types.intBetween(1, 16),
+      default: 5,
+      doc: 'beam size; `1` is greedy decoding, faster on CPU',
+    }),
+    temperatureFallback: setting({
+      env: 'ASR_TEMPERATURE_FALLBACK',
+      type: types.bool,
+      default: true,
+      doc: 're-decode a failed window at higher temperature (more robust, slower)',
+    }),
+    maxAudioSeconds: setting({ env: 'ASR_MAX_AUDIO_SECONDS', type: types.positiveInt, default: 7200, doc: 'longest recording (`413` above)' }),
+    maxBytes: setting({ env: 'ASR_MAX_BYTES', type: types.positiveInt, default: 200 * MIB, doc: 'largest recording fetched' }),
+    timeoutFactor: setting({
+      env: 'ASR_TIMEOUT_FACTOR',
+      type: types.positiveNumber,
+      default: 2,
+      doc: "a job is killed after 60 s + this × the audio's duration (`504 timeout`)",
+    }),
+    maxQueued: setting({ env: 'ASR_MAX_QUEUED', type: types.nonNegativeInt, default: 16, doc: 'ASR limiter: recordings waiting' }),
+    queueTimeoutMs: setting({ env: 'ASR_QUEUE_TIMEOUT_MS', type: types.positiveInt, default: 300_000, doc: 'ASR limiter: longest wait' }),
+  }),
+} as const;
