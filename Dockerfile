@@ -6,7 +6,7 @@
 #   docker run -p 8080:8080 --read-only --tmpfs /tmp \
 #     -v /srv/mdt/models:/models:ro -v /srv/mdt/data:/data \
 #     -e LLM_MODEL=Qwen2.5-1.5B-Instruct-Q4_K_M.gguf -e WHISPER_MODEL=ggml-base.bin mdt-ai-gateway:cpu
-ARG NODE_VERSION=20
+ARG NODE_VERSION=22
 
 FROM node:${NODE_VERSION}-bookworm AS build
 RUN apt-get update \
@@ -34,6 +34,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/.build/whisper/bin/whisper-cli ./.build/whisper/bin/whisper-cli
 COPY models/manifest.json ./models/manifest.json
+COPY LICENSE ./LICENSE
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 MODELS_DIR=/models DATA_DIR=/data TMPDIR=/tmp LLM_GPU=off
 USER gateway
 VOLUME ["/data"]

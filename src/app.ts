@@ -1,22 +1,28 @@
+/**
+ * buildApp(options) → the gateway as a fastify instance, not listening (main.ts starts it; tests
+ * use `inject`). The services are made first (stores, engines behind their limiters, metrics,
+ * AI-3's job runner), then plugins are registered in a fixed order: what every request passes
+ * through (request log, draining), then the routes (docs, health, files, the AI operations).
+ */
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './config/index.js';
 import { ENGINE_NAMES, Engines, createEngines } from './engines/registry.js';
 import type { EngineName, EngineSet, EngineStatus } from './engines/types.js';
-import { GatewayError } from './errors.js';
-import { registerBearerAuth } from './http/auth.js';
-import { registerDocs } from './http/docs.js';
-import { sendError } from './http/errors.js';
-import { registerFileRoutes } from './http/files.js';
-import { registerHealthRoutes } from './http/health.js';
-import { registerOperationRoutes } from './http/operations.js';
-import { registerRequestLog } from './http/request-log.js';
+import { aiRoutes, type OperationServices } from './http/ai-routes.js';
+import { docsRoutes } from './http/docs.js';
+import { draining } from './http/draining.js';
+import { sendError, standardErrorBody, useErrorShape } from './http/errors.js';
+import { fileRoutes } from './http/files.js';
+import { healthRoutes } from './http/health.js';
+import { requestLog } from './http/request-log.js';
+import { AI_PREFIX } from './contract/operations.js';
+import { createAdviceJobs, type AdviceJobs } from './operations/report-advice-draft/jobs.js';
 import { createSafeFetcher, type SafeFetcher } from './platform/fetch/index.js';
 import { Limiter } from './platform/limiter.js';
 import type { Logger } from './platform/logger.js';
 import { Metrics } from './platform/metrics.js';
-import { openStores } from './platform/store/index.js';
-import { createAdviceJobs } from './operations/report-advice-draft/jobs.js';
+import { openStores, type Stores } from './platform/store/index.js';
 import { VERSION } from './version.js';
 
 export interface AppOptions {
@@ -27,18 +33,25 @@ export interface AppOptions {
   fetcher?: SafeFetcher;
 }
 
+interface Services {
+  stores: Stores;
+  engines: Engines;
+  metrics: Metrics;
+  adviceJobs: AdviceJobs;
+  operations: OperationServices;
+}
+
 const BLOB_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 const REQUEST_ID_HEADER = /^[\w.:-]{1,128}$/;
 const FILE_TOKEN_MAX_CHARS = 512;
 
-export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { config, logger } = options;
+/** Opens the stores, starts the engines loading and AI-3's job runner. */
+async function startServices({ config, logger, ...options }: AppOptions): Promise<Services> {
   const stores = openStores({
     dataDir: config.server.dataDir,
     publicBaseUrl: config.server.publicBaseUrl,
     ...(config.security.fileSigningSecret ? { signingSecret: config.security.fileSigningSecret } : {}),
   });
-  const engineSet = options.engines ?? createEngines(config, logger);
   const metrics = new Metrics(
     {
       status: (name) => engines.status(name),
@@ -50,18 +63,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limiters = Object.fromEntries(
     ENGINE_NAMES.map((name) => [name, new Limiter(name, config[name], metrics.limiterObserver(name))]),
   ) as Record<EngineName, Limiter>;
-  const engines = new Engines(engineSet, limiters);
+  const engines = new Engines(options.engines ?? createEngines(config, logger), limiters);
   engines.start();
-  const adviceJobs = createAdviceJobs({
-    config,
-    engines,
-    store: stores.adviceJobs,
-    logger,
-    observe: metrics.adviceObserver(),
-  });
+  const adviceJobs = createAdviceJobs({ config, engines, store: stores.adviceJobs, logger, observe: metrics.adviceObserver() });
   metrics.observeAdviceJobs(() => stores.adviceJobs.countByState());
   await adviceJobs.start();
+  const operations: OperationServices = {
+    engines,
+    stores,
+    fetcher: options.fetcher ?? createSafeFetcher({ ...config.fetch, maxAudioBytes: config.asr.maxBytes }),
+    documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels },
+    fileUrlTtlSeconds: config.security.fileUrlTtlSeconds,
+    deid: { minConfidence: config.deid.minConfidence, observer: metrics.deidObserver() },
+  };
+  return { stores, engines, metrics, adviceJobs, operations };
+}
 
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, logger } = options;
+  const services = await startServices(options);
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -77,48 +97,29 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateReply('errorKind', undefined);
   app.decorateRequest('bodyRequestId', undefined);
   app.removeContentTypeParser('text/plain');
-  app.decorate('engineStatus', (name: EngineName) => engines.status(name));
+  app.decorate('engineStatus', (name: EngineName) => services.engines.status(name));
+  useErrorShape(app, standardErrorBody);
 
-  let closing = false;
-  app.addHook('onRequest', async () => {
-    if (closing) throw new GatewayError('overloaded', 'the gateway is shutting down', { retryAfterSeconds: 5 });
-  });
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  // While draining, answers end their connection, or a pooling client's idle keep-alive
-  // socket would hold the close open until the deadline.
-  app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close');
-  });
-  app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new GatewayError('not_found', 'no such route; the API is described at /docs')),
-  );
-
-  registerRequestLog(app, metrics);
-  registerBearerAuth(app, config.security.apiTokens);
-  await registerDocs(app, VERSION);
-  registerHealthRoutes(app, engines, metrics, config);
-  registerFileRoutes(app, stores);
-  registerOperationRoutes(app, {
-    engines,
-    stores,
-    adviceJobs,
-    fetcher: options.fetcher ?? createSafeFetcher({ ...config.fetch, maxAudioBytes: config.asr.maxBytes }),
-    documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels },
-    fileUrlTtlSeconds: config.security.fileUrlTtlSeconds,
-    deid: { minConfidence: config.deid.minConfidence, observer: metrics.deidObserver() },
+  await app.register(requestLog, { metrics: services.metrics });
+  await app.register(draining);
+  await app.register(docsRoutes, { version: VERSION, publicBaseUrl: config.server.publicBaseUrl });
+  await app.register(healthRoutes, { engines: services.engines, metrics: services.metrics, config });
+  await app.register(fileRoutes, { stores: services.stores });
+  await app.register(aiRoutes, {
+    prefix: AI_PREFIX,
+    apiTokens: config.security.apiTokens,
+    services: services.operations,
+    adviceJobs: services.adviceJobs,
   });
 
   const sweeper = setInterval(() => {
-    stores.blobs.sweepExpired().catch((error: unknown) => app.log.warn({ err: error }, 'blob sweep failed'));
+    services.stores.blobs.sweepExpired().catch((error: unknown) => app.log.warn({ err: error }, 'blob sweep failed'));
   }, BLOB_SWEEP_INTERVAL_MS).unref();
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
-    await adviceJobs.close();
-    await engines.close();
-    stores.close();
+    await services.adviceJobs.close();
+    await services.engines.close();
+    services.stores.close();
   });
   return app;
 }

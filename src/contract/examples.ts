@@ -10,7 +10,7 @@ const fileRef = {
 const processorVersion = { prompt: 'speech-v1@3f2a9c1e', model: 'qwen2.5-7b-instruct-q4_k_m.gguf@9b1c2d3e' };
 
 export const EXAMPLES = {
-  speech: {
+  speechProcess: {
     request: {
       request_id: 'req-20261121-0001',
       cancer_type: '肺癌',
@@ -47,7 +47,7 @@ export const EXAMPLES = {
       from_cache: false,
     },
   },
-  advice: {
+  reportAdviceDraft: {
     request: {
       request_id: 'req-20261121-0002',
       cancer_type: '肺癌',
@@ -63,7 +63,7 @@ export const EXAMPLES = {
     },
     response: { request_id: 'req-20261121-0002', accepted: true },
   },
-  caseFiles: {
+  caseFileProcess: {
     request: { request_id: 'req-20261121-0003', files: [fileRef] },
     response: {
       results: [

@@ -6,10 +6,21 @@ import { adviceErrorBody, errorBody } from './errors.js';
 import { speechProcessRequest, speechProcessResponse } from './speech.js';
 import { EXAMPLES } from './examples.js';
 
+/**
+ * One name per operation: its endpoint id (the URL's last segment, the folder of its code under
+ * src/operations/ and docs/operations/, the `operation` label of logs and metrics), written in
+ * camelCase where code and the OpenAPI document need an identifier. The specification's labels
+ * (AI-1 … AI-7) are kept for people.
+ */
 export type OperationId = 'speech-process' | 'report-advice-draft' | 'case-file-process' | 'case-ocr' | 'asr';
+
+export const AI_PREFIX = '/ai/v1';
 
 export interface OperationContract<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
   id: OperationId;
+  /** The id in camelCase: the OpenAPI operationId. */
+  operationId: string;
+  /** The specification's name for it, e.g. "AI-4". */
   label: string;
   path: `/ai/v1/${OperationId}`;
   summary: string;
@@ -20,14 +31,16 @@ export interface OperationContract<Req extends z.ZodType = z.ZodType, Res extend
   example: { request: z.input<Req>; response: z.output<Res> };
 }
 
+const camelCase = (id: string) => id.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
+
 function contract<Req extends z.ZodType, Res extends z.ZodType>(
-  spec: Omit<OperationContract<Req, Res>, 'path'>,
+  spec: Omit<OperationContract<Req, Res>, 'path' | 'operationId'>,
 ): OperationContract<Req, Res> {
-  return { ...spec, path: `/ai/v1/${spec.id}` };
+  return { ...spec, operationId: camelCase(spec.id), path: `${AI_PREFIX}/${spec.id}` };
 }
 
 export const OPERATIONS = {
-  speech: contract({
+  speechProcess: contract({
     id: 'speech-process',
     label: 'AI-1 & AI-2',
     summary: "Judge which required points a doctor's speech covers, and organize it into structured points and a conclusion",
@@ -35,9 +48,9 @@ export const OPERATIONS = {
     request: speechProcessRequest,
     response: speechProcessResponse,
     errorBody,
-    example: EXAMPLES.speech,
+    example: EXAMPLES.speechProcess,
   }),
-  advice: contract({
+  reportAdviceDraft: contract({
     id: 'report-advice-draft',
     label: 'AI-3',
     summary: 'Accept a report advice draft job; the draft is delivered later by callback to /internal/ai/callback',
@@ -45,9 +58,9 @@ export const OPERATIONS = {
     request: reportAdviceDraftRequest,
     response: reportAdviceDraftResponse,
     errorBody: adviceErrorBody,
-    example: EXAMPLES.advice,
+    example: EXAMPLES.reportAdviceDraft,
   }),
-  caseFiles: contract({
+  caseFileProcess: contract({
     id: 'case-file-process',
     label: 'AI-4',
     summary: 'De-identify case files (images, PDFs) and classify them',
@@ -55,7 +68,7 @@ export const OPERATIONS = {
     request: caseFileProcessRequest,
     response: caseFileProcessResponse,
     errorBody,
-    example: EXAMPLES.caseFiles,
+    example: EXAMPLES.caseFileProcess,
   }),
   caseOcr: contract({
     id: 'case-ocr',
@@ -78,5 +91,3 @@ export const OPERATIONS = {
     example: EXAMPLES.asr,
   }),
 } as const;
-
-export const ADVICE_PATH = OPERATIONS.advice.path;

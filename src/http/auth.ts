@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { GatewayError } from '../errors.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -12,15 +12,13 @@ export function tokenMatches(presented: string, tokenDigests: readonly Buffer[])
   return matched;
 }
 
-/** With API_TOKENS set, every /ai/ route requires `Authorization: Bearer <token>`. */
-export function registerBearerAuth(app: FastifyInstance, tokens: readonly string[]): void {
-  if (tokens.length === 0) return;
+/** An onRequest hook that requires `Authorization: Bearer <token>` with one of `tokens`. */
+export function bearerAuth(tokens: readonly string[]): onRequestAsyncHookHandler {
   const tokenDigests = tokens.map(digest);
-  app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/ai/')) return;
+  return async (request) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
     if (!match?.[1] || !tokenMatches(match[1], tokenDigests)) {
       throw new GatewayError('unauthorized', 'a valid bearer token is required (Authorization: Bearer <token>)');
     }
-  });
+  };
 }

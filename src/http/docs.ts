@@ -1,11 +1,16 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import { readFile } from 'node:fs/promises';
+import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { adviceJobStatus } from '../contract/advice.js';
-import { adviceErrorBody } from '../contract/errors.js';
-import { ADVICE_PATH, OPERATIONS, type OperationContract } from '../contract/operations.js';
+import { adviceErrorBody, errorBody } from '../contract/errors.js';
+import { OPERATIONS, type OperationContract } from '../contract/operations.js';
 import { ERROR_KINDS } from '../errors.js';
+
+/** The project's LICENSE (this file sits in src/http/ or dist/http/, two below the root). */
+const LICENCE_FILE = new URL('../../LICENSE', import.meta.url);
+const LICENCE_PATH = '/docs/licence';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -31,7 +36,7 @@ function operationPath(op: OperationContract) {
   );
   return {
     post: {
-      operationId: op.id,
+      operationId: op.operationId,
       tags: [op.label],
       summary: `${op.label}: ${op.summary}`,
       requestBody: {
@@ -49,11 +54,16 @@ function operationPath(op: OperationContract) {
   };
 }
 
-const plainGet = (summary: string, description: string) => ({
-  get: { summary, tags: ['operations'], responses: { '200': { description } } },
+const jsonContent = (schema: z.ZodType) => ({ 'application/json': { schema: jsonSchema(schema, 'output') } });
+
+/** Any route answers a URL it cannot read with 400. */
+const badUrl = { description: 'invalid_request: the request URL is malformed', content: jsonContent(errorBody) };
+
+const plainGet = (operationId: string, summary: string, responses: Record<string, unknown>) => ({
+  get: { operationId, summary, tags: ['operations'], security: [], responses: { ...responses, '400': badUrl } },
 });
 
-export function buildOpenApiDocument(version: string) {
+export function buildOpenApiDocument(version: string, publicBaseUrl: string) {
   return {
     openapi: '3.0.3',
     info: {
@@ -62,48 +72,68 @@ export function buildOpenApiDocument(version: string) {
       description:
         'Offline AI operations for multidisciplinary cancer consultations. Every error answers ' +
         '{error:{kind,message,retryable}} (AI-3: kind and message only).',
+      license: { name: 'Proprietary: for use inside the hospital that runs this gateway', url: `${publicBaseUrl}${LICENCE_PATH}` },
     },
+    servers: [{ url: publicBaseUrl, description: 'this gateway (PUBLIC_BASE_URL)' }],
+    tags: [
+      ...Object.values(OPERATIONS).map((op) => ({ name: op.label, description: op.summary })),
+      { name: 'files', description: 'produced files (de-identified case files)' },
+      { name: 'operations', description: 'health, readiness and metrics, for operators and probes' },
+    ],
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     security: [{ bearer: [] }, {}],
     paths: {
       ...Object.fromEntries(Object.values(OPERATIONS).map((op) => [op.path, operationPath(op)])),
-      [`${ADVICE_PATH}/{request_id}`]: {
+      [`${OPERATIONS.reportAdviceDraft.path}/{request_id}`]: {
         get: {
-          operationId: 'report-advice-draft-status',
-          tags: [OPERATIONS.advice.label],
+          operationId: 'getReportAdviceDraftStatus',
+          tags: [OPERATIONS.reportAdviceDraft.label],
           summary: 'AI-3 job state and attempt history, for operators (no patient text)',
           parameters: [{ name: 'request_id', in: 'path', required: true, schema: { type: 'string' } }],
           responses: {
-            '200': { description: 'the job', content: { 'application/json': { schema: jsonSchema(adviceJobStatus, 'output') } } },
+            '200': { description: 'the job', content: jsonContent(adviceJobStatus) },
+            '401': { description: 'unauthorized: API_TOKENS is set and no valid bearer token was sent', content: jsonContent(adviceErrorBody) },
             '404': {
               description: 'not_found: no job with this request_id (never submitted, or purged after ADVICE_RETENTION_DAYS)',
-              content: { 'application/json': { schema: jsonSchema(adviceErrorBody, 'output') } },
+              content: jsonContent(adviceErrorBody),
             },
           },
         },
       },
       '/files/{token}': {
         get: {
+          operationId: 'downloadFile',
           summary: 'Download a produced file through its signed, expiring URL',
           tags: ['files'],
+          security: [],
           parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string' } }],
           responses: {
-            '200': { description: 'the file' },
-            '403': { description: 'forbidden: malformed or tampered token' },
-            '404': { description: 'not_found: the file is gone' },
-            '410': { description: 'expired: the link has expired' },
+            '200': { description: 'the file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+            '403': { description: 'forbidden: malformed or tampered token', content: jsonContent(errorBody) },
+            '404': { description: 'not_found: the file is gone', content: jsonContent(errorBody) },
+            '410': { description: 'expired: the link has expired', content: jsonContent(errorBody) },
           },
         },
       },
-      '/healthz': plainGet('Liveness', 'the process is alive'),
-      '/readyz': plainGet('Readiness and the state of every engine', 'ready; 503 when a configured engine is not'),
-      '/metrics': plainGet('Prometheus metrics', 'text exposition format'),
+      '/healthz': plainGet('getHealth', 'Liveness', { '200': { description: 'the process is alive' } }),
+      '/readyz': plainGet('getReadiness', 'Readiness and the state of every engine', {
+        '200': { description: 'every configured engine is ready' },
+        '503': { description: 'a configured engine is not ready; each engine says why' },
+      }),
+      '/metrics': plainGet('getMetrics', 'Prometheus metrics', { '200': { description: 'text exposition format' } }),
     },
   };
 }
 
-export async function registerDocs(app: FastifyInstance, version: string): Promise<void> {
-  const document = buildOpenApiDocument(version);
+export interface DocsRoutesOptions {
+  version: string;
+  publicBaseUrl: string;
+}
+
+export const docsRoutes: FastifyPluginAsync<DocsRoutesOptions> = async (app, { version, publicBaseUrl }) => {
+  const document = buildOpenApiDocument(version, publicBaseUrl);
+  const licence = await readFile(LICENCE_FILE, 'utf8');
+  app.get(LICENCE_PATH, { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send(licence));
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-}
+};

@@ -1,5 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ADVICE_PATH } from '../contract/operations.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { describeError } from '../platform/logger.js';
 
@@ -31,18 +30,20 @@ export function toGatewayError(error: unknown): GatewayError {
   return new GatewayError('internal', 'an internal error occurred; it has been logged', { cause: error });
 }
 
+/** What an error looks like on the wire: `{error:{kind,message,retryable}}` on every route but AI-3's. */
+export type ErrorBodyOf = (error: GatewayError) => unknown;
+
+export const standardErrorBody: ErrorBodyOf = ({ kind, message, retryable }) => ({ error: { kind, message, retryable } });
+
 /** AI-3 and its job status endpoint answer errors with kind and message only. */
-function isAdviceRoute(request: FastifyRequest): boolean {
-  const path = request.url.split('?')[0]!;
-  return path === ADVICE_PATH || path.startsWith(`${ADVICE_PATH}/`);
-}
+export const adviceErrorBody: ErrorBodyOf = ({ kind, message }) => ({ error: { kind, message } });
 
-export function errorBodyFor(request: FastifyRequest, error: GatewayError) {
-  const { kind, message, retryable } = error;
-  return isAdviceRoute(request) ? { error: { kind, message } } : { error: { kind, message, retryable } };
-}
-
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: unknown,
+  bodyOf: ErrorBodyOf = standardErrorBody,
+): FastifyReply {
   const gatewayError = toGatewayError(error);
   reply.errorKind = gatewayError.kind;
   if (gatewayError.kind === 'internal') {
@@ -53,7 +54,15 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   }
   if (gatewayError.retryAfterSeconds !== undefined) reply.header('retry-after', String(gatewayError.retryAfterSeconds));
   if (gatewayError.kind === 'unauthorized') reply.header('www-authenticate', 'Bearer');
-  return reply.code(gatewayError.status).type('application/json; charset=utf-8').send(errorBodyFor(request, gatewayError));
+  return reply.code(gatewayError.status).type('application/json; charset=utf-8').send(bodyOf(gatewayError));
+}
+
+/** A context's error and not-found handlers, answering in its error shape. */
+export function useErrorShape(context: FastifyInstance, bodyOf: ErrorBodyOf): void {
+  context.setErrorHandler((error, request, reply) => sendError(request, reply, error, bodyOf));
+  context.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, new GatewayError('not_found', 'no such route; the API is described at /docs'), bodyOf),
+  );
 }
 
 declare module 'fastify' {

@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { GatewayError } from '../errors.js';
 import type { Stores } from '../platform/store/index.js';
 
 /** Serves produced files behind signed, expiring tokens; never listable, never cached by proxies. */
-export function registerFileRoutes(app: FastifyInstance, stores: Stores): void {
+export const fileRoutes: FastifyPluginAsync<{ stores: Stores }> = async (app, { stores }) => {
   app.get<{ Params: { token: string } }>('/files/:token', async (request, reply) => {
     const key = stores.fileUrls.verify(request.params.token);
     const blob = await stores.blobs.open(key);
@@ -15,4 +15,4 @@ export function registerFileRoutes(app: FastifyInstance, stores: Stores): void {
       .header('x-content-type-options', 'nosniff')
       .send(blob.stream);
   });
-}
+};

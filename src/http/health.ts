@@ -1,11 +1,17 @@
-import type { FastifyInstance } from 'fastify';
-import { ENGINE_NAMES, type Engines } from '../engines/registry.js';
+import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config/index.js';
+import { ENGINE_NAMES, type Engines } from '../engines/registry.js';
 import { engineReport } from '../engines/report.js';
 import type { Metrics } from '../platform/metrics.js';
 
+export interface HealthRoutesOptions {
+  engines: Engines;
+  metrics: Metrics;
+  config: Config;
+}
+
 /** /healthz: the process answers. /readyz: every configured engine is ready. /metrics: Prometheus. */
-export function registerHealthRoutes(app: FastifyInstance, engines: Engines, metrics: Metrics, config: Config): void {
+export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (app, { engines, metrics, config }) => {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {
@@ -18,4 +24,4 @@ export function registerHealthRoutes(app: FastifyInstance, engines: Engines, met
     const body = await metrics.registry.metrics();
     return reply.type(metrics.registry.contentType).send(body);
   });
-}
+};

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import type { Metrics } from '../platform/metrics.js';
 
 const CLIENT_CLOSED_REQUEST = 499;
@@ -7,7 +8,7 @@ const CLIENT_CLOSED_REQUEST = 499;
  * One log line and one metrics sample per request, also for requests the client abandoned:
  * operation, route, status, duration, error kind. Never the URL's query, headers or body.
  */
-export function registerRequestLog(app: FastifyInstance, metrics: Metrics): void {
+export const requestLog = fastifyPlugin<{ metrics: Metrics }>(async (app, { metrics }) => {
   const record = (request: FastifyRequest, reply: FastifyReply, status: number, errorKind: string | undefined) => {
     const operation = request.routeOptions.config.operation ?? request.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.inc({ operation, status: String(status), error_kind: errorKind ?? '' });
@@ -30,4 +31,4 @@ export function registerRequestLog(app: FastifyInstance, metrics: Metrics): void
       if (!reply.raw.writableEnded) record(request, reply, CLIENT_CLOSED_REQUEST, 'cancelled');
     });
   });
-}
+});

@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DocumentLimits } from '../engines/documents/index.js';
 import type { Engines } from '../engines/registry.js';
-import type { AdviceJobs } from './report-advice-draft/jobs.js';
 import type { SafeFetcher } from '../platform/fetch/index.js';
 import type { DeidObserver } from '../platform/metrics.js';
 import type { Stores } from '../platform/store/index.js';
@@ -9,7 +8,6 @@ import type { Stores } from '../platform/store/index.js';
 /** What an operation may use: engines (through their limiters), safe fetch, stores, the caller's signal. */
 export interface OperationContext {
   engines: Engines;
-  adviceJobs: AdviceJobs;
   fetcher: SafeFetcher;
   stores: Stores;
   /** Pages per file and pixels per page that document operations accept. */

@@ -42,3 +42,43 @@ describe('OpenAPI document', () => {
     expect(page.body).not.toMatch(/https?:\/\/(cdn|unpkg|cdnjs)/);
   });
 });
+
+describe('OpenAPI document lint (redocly, recommended rules)', () => {
+  it('has no error and no warning as a deployed gateway serves it, so generated clients read well', async () => {
+    const { createConfig, lintFromString } = await import('@redocly/openapi-core');
+    const deployed = await startGateway({ PUBLIC_BASE_URL: 'https://mdt-ai.hospital.internal' });
+    const source = (await deployed.app.inject({ url: '/docs/json' })).body;
+    await deployed.close();
+    expect(JSON.parse(source).servers).toEqual([{ url: 'https://mdt-ai.hospital.internal', description: expect.any(String) }]);
+    const problems = await lintFromString({ source, absoluteRef: 'openapi.json', config: await createConfig({ extends: ['recommended'] }) });
+    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} (${p.location[0]?.pointer ?? ''})`)).toEqual([]);
+  });
+
+  it('links the licence, which the gateway serves', async () => {
+    const document = (await gateway.app.inject({ url: '/docs/json' })).json();
+    const licence = await gateway.app.inject({ url: new URL(document.info.license.url).pathname });
+    expect(licence.statusCode).toBe(200);
+    expect(licence.body).toContain('Proprietary software');
+  });
+
+  it('gives every operation a stable operationId', async () => {
+    const document = (await gateway.app.inject({ url: '/docs/json' })).json();
+    const ids = Object.values(document.paths as Record<string, Record<string, { operationId: string }>>).flatMap((path) =>
+      Object.values(path).map((operation) => operation.operationId),
+    );
+    expect(ids.sort()).toEqual(
+      [
+        'asr',
+        'caseFileProcess',
+        'caseOcr',
+        'downloadFile',
+        'getHealth',
+        'getMetrics',
+        'getReadiness',
+        'getReportAdviceDraftStatus',
+        'reportAdviceDraft',
+        'speechProcess',
+      ].sort(),
+    );
+  });
+});

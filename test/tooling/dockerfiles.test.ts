@@ -114,3 +114,11 @@ describe('parseDockerfile', () => {
     ]);
   });
 });
+
+describe('both images', () => {
+  it('run the same Node.js version', () => {
+    const nodeVersion = (file: string) => /^ARG NODE_VERSION=(\S+)$/m.exec(readFileSync(join(REPO_ROOT, file), 'utf8'))?.[1];
+    expect(nodeVersion('Dockerfile')).toBeDefined();
+    expect(nodeVersion('Dockerfile.gpu')).toBe(nodeVersion('Dockerfile'));
+  });
+});

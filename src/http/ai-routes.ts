@@ -1,15 +1,30 @@
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+/**
+ * The AI operations under /ai/v1, one encapsulated plugin: its own bearer-token hook (when
+ * API_TOKENS is set) and error handlers. AI-3's routes sit in a child context of their own,
+ * whose errors carry kind and message only.
+ */
+import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { z } from 'zod';
-import { ADVICE_PATH, OPERATIONS, type OperationContract } from '../contract/operations.js';
+import { OPERATIONS, type OperationContract } from '../contract/operations.js';
 import { GatewayError } from '../errors.js';
 import type { OperationContext, OperationHandler } from '../operations/context.js';
 import { transcribeRecording } from '../operations/asr/transcribe.js';
 import { processCaseFiles } from '../operations/case-file-process/case-file-process.js';
 import { caseOcr } from '../operations/case-ocr/case-ocr.js';
+import type { AdviceJobs } from '../operations/report-advice-draft/jobs.js';
 import { processSpeech } from '../operations/speech-process/process-speech.js';
+import { bearerAuth } from './auth.js';
 import { clientAbortSignal } from './client-signal.js';
+import { adviceErrorBody, standardErrorBody, useErrorShape } from './errors.js';
 
-type Dependencies = Omit<OperationContext, 'signal' | 'log'>;
+/** What the operations share: everything in their context but the caller's signal and log. */
+export type OperationServices = Omit<OperationContext, 'signal' | 'log'>;
+
+export interface AiRoutesOptions {
+  apiTokens: readonly string[];
+  services: OperationServices;
+  adviceJobs: AdviceJobs;
+}
 
 const MAX_REPORTED_ISSUES = 5;
 
@@ -34,16 +49,17 @@ function parseRequest<S extends z.ZodType>(schema: S, body: unknown): z.output<S
 
 function registerOperation<Req extends z.ZodType>(
   app: FastifyInstance,
+  url: string,
   contract: OperationContract<Req>,
   handler: OperationHandler<z.output<Req>, unknown>,
-  dependencies: Dependencies,
+  services: OperationServices,
 ): void {
-  app.post(contract.path, { config: { operation: contract.id } }, async (request, reply) => {
+  app.post(url, { config: { operation: contract.id } }, async (request, reply) => {
     const body = parseRequest(contract.request, request.body);
     request.bodyRequestId = (body as { request_id?: string }).request_id;
     let log: FastifyBaseLogger | undefined;
     const result = await handler(body, {
-      ...dependencies,
+      ...services,
       signal: clientAbortSignal(reply),
       get log() {
         return (log ??= request.log.child({ request_id: request.bodyRequestId }));
@@ -59,16 +75,23 @@ function registerOperation<Req extends z.ZodType>(
   });
 }
 
-export function registerOperationRoutes(app: FastifyInstance, dependencies: Dependencies): void {
-  registerOperation(app, OPERATIONS.speech, processSpeech, dependencies);
-  registerOperation(app, OPERATIONS.advice, (request, context) => context.adviceJobs.accept(request), dependencies);
-  app.get<{ Params: { request_id: string } }>(`${ADVICE_PATH}/:request_id`, { config: { operation: 'report-advice-status' } }, (request) =>
-    dependencies.adviceJobs.status(request.params.request_id),
-  );
-  registerOperation(app, OPERATIONS.caseFiles, processCaseFiles, dependencies);
-  registerOperation(app, OPERATIONS.caseOcr, caseOcr, dependencies);
-  registerOperation(app, OPERATIONS.asr, transcribeRecording, dependencies);
-}
+export const aiRoutes: FastifyPluginAsync<AiRoutesOptions> = async (ai, { apiTokens, services, adviceJobs }) => {
+  if (apiTokens.length > 0) ai.addHook('onRequest', bearerAuth(apiTokens));
+  useErrorShape(ai, standardErrorBody);
+  const { speechProcess, caseFileProcess, caseOcr: ocr, asr, reportAdviceDraft } = OPERATIONS;
+  registerOperation(ai, `/${speechProcess.id}`, speechProcess, processSpeech, services);
+  registerOperation(ai, `/${caseFileProcess.id}`, caseFileProcess, processCaseFiles, services);
+  registerOperation(ai, `/${ocr.id}`, ocr, caseOcr, services);
+  registerOperation(ai, `/${asr.id}`, asr, transcribeRecording, services);
+  const adviceRoutes: FastifyPluginAsync = async (advice) => {
+    useErrorShape(advice, adviceErrorBody);
+    registerOperation(advice, '/', reportAdviceDraft, (request) => adviceJobs.accept(request), services);
+    advice.get<{ Params: { request_id: string } }>('/:request_id', { config: { operation: 'report-advice-status' } }, (request) =>
+      adviceJobs.status(request.params.request_id),
+    );
+  };
+  await ai.register(adviceRoutes, { prefix: `/${reportAdviceDraft.id}` });
+};
 
 declare module 'fastify' {
   interface FastifyContextConfig {
