@@ -1,5 +1,5 @@
 /**
- * Accuracy and speed of the ASR engine on the real recordings in ../shared/testdata/audio: CER for
+ * Accuracy and speed of the ASR engine on the real recordings in test/fixtures/audio: CER for
  * Mandarin, WER for English (corpus rates: total edits over total reference length), and the
  * real-time factor (wall time of ffmpeg + whisper-cli over the audio's duration).
  *

@@ -1,6 +1,6 @@
 /**
  * De-identification quality through the real case-file-process route. Each file (the project's
- * fixtures in test/fixtures/deid, and the real blood-test photos in ../shared/testdata/ocr) is
+ * fixtures in test/fixtures/deid, and the real blood-test photos in test/fixtures/photos) is
  * de-identified, downloaded, and both input and output are read by the native tesseract CLI (an
  * independent reader, not the gateway's OCR). A planted personal string readable in the input
  * and still readable in the output is a leak; a clinical phrase readable in the input and no
@@ -12,7 +12,6 @@
  *   apt-get install -y tesseract-ocr tesseract-ocr-chi-sim tesseract-ocr-osd
  *   npm run eval:deid [-- --only lab] [-- --workers 2]
  */
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -119,7 +118,7 @@ function printTotals(reports: FileReport[]): boolean {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { workers: { type: 'string', default: '2' }, only: { type: 'string' } } });
-  const selected = deidCases().filter((c) => existsSync(c.path) && (!values.only || c.path.includes(values.only)));
+  const selected = deidCases().filter((c) => !values.only || basename(c.path).includes(values.only));
   const gateway = await startOcrGateway({ OCR_WORKERS: values.workers });
   try {
     console.log(`case-file-process, OCR ${gateway.model}, ${values.workers} workers, ${selected.length} files; reader: native tesseract (default + --psm 11)\n`);

@@ -1,15 +1,14 @@
 /**
  * OCR quality through the real case-ocr route: character error rate per file (the project's
- * rendered fixtures with full ground truth, and the real photos in ../shared/testdata/ocr where
- * their README gives the text) and patient_info field accuracy. Prints figures only, never the
+ * rendered fixtures with full ground truth, and the real photos in test/fixtures/photos where
+ * their text is known) and patient_info field accuracy. Prints figures only, never the
  * recognised text (the photos show real names).
  *
  *   npm run eval:ocr [-- --workers 2] [-- --only report1]
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { groundTruth, OCR_FIXTURES } from '../test/helpers/ocr-fixtures.js';
+import { groundTruth, OCR_FIXTURES, photoGroundTruth, PHOTOS } from '../test/helpers/ocr-fixtures.js';
 import { characterErrorRate, pct, startOcrGateway } from './ocr/harness.js';
 
 type Info = { name: string | null; age: string | null; cancer_type: string | null; stage: string | null };
@@ -19,34 +18,23 @@ interface EvalCase {
   /** Whole expected text, for CER. */
   text?: string;
   /** Strings that must be read somewhere (when only part of the text is known). */
-  mustRead?: string[];
+  must_read?: string[];
   patient_info?: Info;
 }
 
-const SHARED_OCR = '../shared/testdata/ocr';
-const BLOOD_TEST: Pick<EvalCase, 'mustRead' | 'patient_info'> = {
-  mustRead: ['独墅湖科教创新区医院化验报告单', '血常规', '孟丁', '90051065', '白细胞计数', '3.86', '血红蛋白', '122', '血小板计数', '171', '儿科', '2016-08-24'],
-  patient_info: { name: '孟丁', age: '2', cancer_type: null, stage: null },
-};
-
 function cases(): EvalCase[] {
   const fixtures = Object.entries(groundTruth()).map(([file, truth]) => ({ path: join(OCR_FIXTURES, file), ...truth }));
-  const real: EvalCase[] = [
-    { path: 'rapidocr_text_rec.jpg', text: '韩国小馆' },
-    { path: 'rapidocr_text_cls.jpg', text: '怪我咯' },
-    { path: 'rapidocr_test_without_det.jpg', text: '在中国作家协会第三届儿童文学' },
-    { path: 'rapidocr_ch_en_num.jpg', mustRead: ['正品促销'] },
-    { path: 'np2016_bloodtestreport2.jpg', ...BLOOD_TEST },
-    { path: 'np2016_bloodtestreport1.jpg', ...BLOOD_TEST },
-  ].map((c) => ({ ...c, path: join(SHARED_OCR, c.path) }));
-  return [...fixtures, ...real.filter((c) => existsSync(c.path))];
+  const photos = Object.entries(photoGroundTruth())
+    .filter(([, truth]) => truth.text !== undefined || truth.must_read !== undefined)
+    .map(([file, truth]) => ({ path: join(PHOTOS, file), ...truth }));
+  return [...fixtures, ...photos];
 }
 
 const FIELDS = ['name', 'age', 'cancer_type', 'stage'] as const;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { workers: { type: 'string', default: '2' }, only: { type: 'string' } } });
-  const selected = cases().filter((c) => !values.only || c.path.includes(values.only));
+  const selected = cases().filter((c) => !values.only || basename(c.path).includes(values.only));
   const gateway = await startOcrGateway({ OCR_WORKERS: values.workers });
   const fieldRight = Object.fromEntries(FIELDS.map((f) => [f, 0])) as Record<(typeof FIELDS)[number], number>;
   let fieldCases = 0;
@@ -60,7 +48,7 @@ async function main(): Promise<void> {
       const cer = c.text === undefined ? undefined : characterErrorRate(text, c.text);
       if (cer !== undefined) cers.push(cer);
       const compact = text.replace(/\s+/g, '');
-      const read = c.mustRead ? `${c.mustRead.filter((s) => compact.includes(s)).length}/${c.mustRead.length}` : '';
+      const read = c.must_read ? `${c.must_read.filter((s) => compact.includes(s)).length}/${c.must_read.length}` : '';
       let fields = '';
       if (c.patient_info) {
         fieldCases++;
@@ -68,7 +56,7 @@ async function main(): Promise<void> {
         right.forEach((f) => fieldRight[f]++);
         fields = `${right.length}/4`;
       }
-      console.log(c.path.padEnd(48), (cer === undefined ? '' : pct(cer)).padStart(7), read.padStart(7), fields.padStart(7), ms.toFixed(0).padStart(7));
+      console.log(basename(c.path).padEnd(48), (cer === undefined ? '' : pct(cer)).padStart(7), read.padStart(7), fields.padStart(7), ms.toFixed(0).padStart(7));
     }
     const mean = cers.reduce((a, b) => a + b, 0) / Math.max(1, cers.length);
     console.log(`\nmean CER over ${cers.length} files with full text: ${pct(mean)}`);

@@ -13,6 +13,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
 import type { SpeechProcessRequest, SpeechProcessResponse } from '../src/contract/speech.js';
 import { createLogger } from '../src/platform/logger.js';
+import { fixturePath } from '../test/support/paths.js';
 
 export interface SpeechCase {
   id: string;
@@ -72,7 +73,7 @@ export async function evaluateCase(app: FastifyInstance, testCase: SpeechCase): 
   return outcome;
 }
 
-export async function loadSpeechCases(path = 'test/fixtures/speech/cases.json'): Promise<SpeechCase[]> {
+export async function loadSpeechCases(path = fixturePath('speech/cases.json')): Promise<SpeechCase[]> {
   return JSON.parse(await readFile(path, 'utf8')) as SpeechCase[];
 }
 

@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { WhisperEngine } from '../../src/engines/asr/index.js';
 import { GatewayError } from '../../src/errors.js';
 import { FAST_ASR_ENV, asrToolsMissing, isProcessAlive, settledStatus, writeLongRecording } from '../helpers/audio.js';
+import { TEST_MODELS_DIR } from '../support/paths.js';
 
 const missing = await asrToolsMissing();
 if (missing) console.error(`skipping the whisper engine tests: ${missing}`);
@@ -26,7 +27,7 @@ describe.skipIf(missing !== null)('WhisperEngine on the real whisper-cli and ffm
     engineTmp = join(dir, 'tmp');
     await mkdir(engineTmp);
     process.env.TMPDIR = engineTmp;
-    modelPath = (await ensureWhisperTestModel({ modelsDir: 'models' })).path;
+    modelPath = (await ensureWhisperTestModel({ modelsDir: TEST_MODELS_DIR })).path;
     longRecording = join(dir, 'long.flac');
     await writeLongRecording(longRecording);
   }, 60_000);

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { LlamaCppEngine, type LlamaCppEngineOptions } from '../../src/engines/llm/engine.js';
@@ -14,9 +14,9 @@ import type { ChatMessage } from '../../src/engines/types.js';
 import { GatewayError } from '../../src/errors.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { ensureTestModel } from '../../scripts/models/make-test-model.js';
+import { TEST_MODELS_DIR } from '../support/paths.js';
 
 /** The tokenizer cache is shared; the model file is this test's own, so nobody rewrites it mid-run. */
-const MODELS_DIR = resolve('models');
 const MODEL_PATH = join(tmpdir(), 'mdt-ai-gateway-llm-engine-test', 'test-tiny-qwen2.gguf');
 const CONTEXT = 2048;
 
@@ -88,7 +88,7 @@ describe('LLM engine (node-llama-cpp in a child process)', () => {
   };
 
   beforeAll(async () => {
-    ({ path: modelPath, sha256 } = await ensureTestModel({ modelsDir: MODELS_DIR, outPath: MODEL_PATH }));
+    ({ path: modelPath, sha256 } = await ensureTestModel({ modelsDir: TEST_MODELS_DIR, outPath: MODEL_PATH }));
     const destination = new Writable({
       write(chunk: Buffer, _encoding, done) {
         logLines.push(chunk.toString());

@@ -8,6 +8,7 @@ import { expectedHashOf, parseChecksums } from '../../src/engines/model-trust.js
 import { checkExpectedHash } from '../../src/engines/model-version.js';
 import { formatEngineReport } from '../../src/engines/report.js';
 import { startGateway } from '../helpers/gateway.js';
+import { TEST_MODELS_DIR } from '../support/paths.js';
 
 let dir: string;
 let sha256: string;
@@ -15,7 +16,7 @@ const A = 'a'.repeat(64);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'model-trust-'));
-  const model = await ensureTestModel({ modelsDir: 'models' });
+  const model = await ensureTestModel({ modelsDir: TEST_MODELS_DIR });
   sha256 = model.sha256;
   await copyFile(model.path, join(dir, 'tiny.gguf'));
 });

@@ -11,6 +11,9 @@ import { createOcrEngine, TesseractOcrEngine } from '../../src/engines/ocr/index
 import { traineddataProblem } from '../../src/engines/ocr/traineddata.js';
 import { createEngines } from '../../src/engines/registry.js';
 import { readFixture } from '../helpers/ocr-fixtures.js';
+import { REPO_ROOT } from '../support/paths.js';
+
+const ENG_TRAINEDDATA_GZ = join(REPO_ROOT, 'node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz');
 
 const DEBIAN_TESSDATA = '/usr/share/tesseract-ocr/5/tessdata';
 const engines: TesseractOcrEngine[] = [];
@@ -38,7 +41,7 @@ describe('the tesseract.js OCR engine', () => {
   it('fails with the reason, and the process lives on, when a traineddata file is broken', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tessdata-test-'));
     try {
-      const eng = gunzipSync(await readFile('node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz'));
+      const eng = gunzipSync(await readFile(ENG_TRAINEDDATA_GZ));
       await writeFile(join(dir, 'eng.traineddata'), eng.subarray(0, eng.length / 2));
       await writeFile(join(dir, 'noise.traineddata'), Buffer.alloc(4096, 7));
       // A legacy-only file: one entry (the unicharset at 196), no LSTM model.
@@ -93,7 +96,7 @@ describe('the tesseract.js OCR engine', () => {
     const dir = await mkdtemp(join(tmpdir(), 'tessdata-sums-'));
     try {
       const file = join(dir, 'eng.traineddata');
-      await writeFile(file, gunzipSync(await readFile('node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz')));
+      await writeFile(file, gunzipSync(await readFile(ENG_TRAINEDDATA_GZ)));
       const sha256 = createHash('sha256').update(await readFile(file)).digest('hex');
       const engineWith = (sums: string) =>
         writeFile(join(dir, 'SHA256SUMS'), sums).then(() => {

@@ -1,16 +1,17 @@
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findExecutable } from '../../src/engines/asr/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import type { EngineStatus } from '../../src/engines/types.js';
+import { fixturePath } from '../support/paths.js';
 
 const run = promisify(execFile);
 
-/** The real recordings beside the repository (CI has them too); their transcripts are in test/fixtures/audio. */
-export const AUDIO_FIXTURES = resolve('../shared/testdata/audio');
-const TRANSCRIPTS = resolve('test/fixtures/audio/transcripts.json');
+/** The real recordings and their transcripts (test/fixtures/audio/README.md). */
+export const AUDIO_FIXTURES = fixturePath('audio');
+const TRANSCRIPTS = join(AUDIO_FIXTURES, 'transcripts.json');
 
 export interface Recording {
   file: string;

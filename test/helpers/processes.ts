@@ -1,10 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+import { REPO_ROOT } from '../support/paths.js';
 
 export async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');

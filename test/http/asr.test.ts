@@ -23,6 +23,7 @@ import { baseUrl, postJson, startGateway, type TestGateway } from '../helpers/ga
 import { enginesWithAsr } from '../helpers/test-engines.js';
 import { loadConfig } from '../../src/config/index.js';
 import { WhisperEngine } from '../../src/engines/asr/index.js';
+import { TEST_MODELS_DIR } from '../support/paths.js';
 
 /**
  * AI-7 end to end on the real path: safe fetch → ffmpeg → whisper-cli (built by
@@ -64,7 +65,7 @@ describe.skipIf(missing !== null)('POST /ai/v1/asr with whisper.cpp and the rand
   const sourceSeconds = 4.28;
 
   const gatewayFor = async (env: Record<string, string> = {}) => {
-    const model = await ensureWhisperTestModel({ modelsDir: 'models' });
+    const model = await ensureWhisperTestModel({ modelsDir: TEST_MODELS_DIR });
     const started = await startGateway(
       {
         MODELS_DIR: dirname(model.path),
@@ -196,7 +197,7 @@ describe.skipIf(missing !== null)('POST /ai/v1/asr with whisper.cpp and the rand
     const pids: number[] = [];
     const engine = new WhisperEngine({
       settings: loadConfig(FAST_ASR_ENV).asr,
-      modelPath: (await ensureWhisperTestModel({ modelsDir: 'models' })).path,
+      modelPath: (await ensureWhisperTestModel({ modelsDir: TEST_MODELS_DIR })).path,
       onWhisperSpawn: (pid) => pids.push(pid),
     });
     const watched = await startGateway({ FETCH_ALLOW_LOOPBACK: 'true' }, { engines: enginesWithAsr(engine), listen: true });

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadManifest } from '../../scripts/models/manifest.js';
 import { bundleProfile, fetchProfile, installBundle, verifyModels } from '../../scripts/models/tool.js';
 import { startFileServer, type FileServer } from '../helpers/file-server.js';
+import { REPO_ROOT } from '../support/paths.js';
 
 const MODEL = Buffer.from('GGUF'.repeat(50_000)); // 200 kB stand-in for a model file
 const VOCAB = Buffer.from('whisper'.repeat(1_000));
@@ -168,7 +169,7 @@ describe('models:bundle, models:install and models:verify', () => {
 
 describe('the shipped manifest', () => {
   it('is valid and names every profile the documentation promises', async () => {
-    const manifest = await loadManifest('models/manifest.json');
+    const manifest = await loadManifest(join(REPO_ROOT, 'models/manifest.json'));
     expect(Object.keys(manifest.profiles).sort()).toEqual(['cpu-small', 'gpu']);
     for (const model of manifest.models) expect(model.url).toMatch(/^https:\/\//);
   });

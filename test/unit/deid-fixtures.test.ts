@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { DOCUMENT_CATEGORIES } from '../../src/contract/case-files.js';
 import { DEID_FIXTURES, deidCases, deidGroundTruth, isValidResidentId, residentIdCheckDigit } from '../helpers/deid-fixtures.js';
+import { fixturePath } from '../support/paths.js';
 
 const truth = deidGroundTruth();
 const files = Object.keys(truth);
@@ -75,9 +76,9 @@ describe('de-identification ground truth', () => {
     expect(metadata.icc).toBeDefined();
   });
 
-  it('evaluates the real blood-test photos by reference, not as copies', () => {
+  it('evaluates the real blood-test photos from the photos folder, not as copies among these fixtures', () => {
     const paths = deidCases().map((c) => c.path);
-    expect(paths.slice(-2)).toEqual(['../shared/testdata/ocr/np2016_bloodtestreport2.jpg', '../shared/testdata/ocr/np2016_bloodtestreport1.jpg']);
+    expect(paths.slice(-2)).toEqual([fixturePath('photos/np2016_bloodtestreport2.jpg'), fixturePath('photos/np2016_bloodtestreport1.jpg')]);
     expect(paths.filter((p) => p.includes('np2016'))).toHaveLength(2);
     expect(files.some((f) => f.startsWith('np2016'))).toBe(false);
   });
