@@ -1,18 +1,16 @@
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ensureWhisperTestModel } from '../../scripts/models/whisper-model.js';
 import { loadConfig } from '../../src/config/index.js';
 import { WhisperEngine } from '../../src/engines/asr/index.js';
 import { GatewayError } from '../../src/errors.js';
-import { FAST_ASR_ENV, asrToolsMissing, isProcessAlive, settledStatus, writeLongRecording } from '../helpers/audio.js';
+import { FAST_ASR_ENV, isProcessAlive, settledStatus, writeLongRecording } from '../helpers/audio.js';
 import { TEST_MODELS_DIR } from '../support/paths.js';
+import { describeNeeding, FFMPEG, WHISPER_CLI } from '../support/requirements.js';
 
-const missing = await asrToolsMissing();
-if (missing) console.error(`skipping the whisper engine tests: ${missing}`);
-
-describe.skipIf(missing !== null)('WhisperEngine on the real whisper-cli and ffmpeg', () => {
+await describeNeeding([WHISPER_CLI, FFMPEG], 'WhisperEngine on the real whisper-cli and ffmpeg', () => {
   let dir: string;
   let modelPath: string;
   let longRecording: string;

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,10 +11,10 @@ import { traineddataProblem } from '../../src/engines/ocr/traineddata.js';
 import { createEngines } from '../../src/engines/registry.js';
 import { readFixture } from '../helpers/ocr-fixtures.js';
 import { REPO_ROOT } from '../support/paths.js';
+import { DEBIAN_CHI_SIM, DEBIAN_TESSDATA, itNeeding } from '../support/requirements.js';
 
 const ENG_TRAINEDDATA_GZ = join(REPO_ROOT, 'node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz');
 
-const DEBIAN_TESSDATA = '/usr/share/tesseract-ocr/5/tessdata';
 const engines: TesseractOcrEngine[] = [];
 afterAll(() => Promise.all(engines.map((engine) => engine.close())));
 
@@ -86,7 +85,7 @@ describe('the tesseract.js OCR engine', () => {
     expect((await engine.recognize(await headerLine(), new AbortController().signal)).text).toContain('人民医院');
   }, 60_000);
 
-  it.skipIf(!existsSync(`${DEBIAN_TESSDATA}/chi_sim.traineddata`))('reads Debian tessdata from OCR_TESSDATA_DIR', async () => {
+  itNeeding([DEBIAN_CHI_SIM], 'reads Debian tessdata from OCR_TESSDATA_DIR', async () => {
     const engine = await startedEngine({ OCR_TESSDATA_DIR: DEBIAN_TESSDATA });
     expect(engine.status().model).toMatch(/^chi_sim\.traineddata@/);
     expect((await engine.recognize(await headerLine(), new AbortController().signal)).text).toContain('医院');

@@ -2,14 +2,13 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ensureWhisperTestModel } from '../../scripts/models/whisper-model.js';
 import { silentPcmWav } from '../../src/engines/asr/wav.js';
 import {
   AUDIO_FIXTURES,
   CONTAINERS,
   FAST_ASR_ENV,
-  asrToolsMissing,
   isProcessAlive,
   writeLongRecording,
   ffmpegConvert,
@@ -24,14 +23,13 @@ import { enginesWithAsr } from '../helpers/test-engines.js';
 import { loadConfig } from '../../src/config/index.js';
 import { WhisperEngine } from '../../src/engines/asr/index.js';
 import { TEST_MODELS_DIR } from '../support/paths.js';
+import { describeNeeding, FFMPEG, WHISPER_CLI } from '../support/requirements.js';
 
 /**
  * AI-7 end to end on the real path: safe fetch → ffmpeg → whisper-cli (built by
  * npm run setup:whisper) → JSON parser, with the random-weight tiny model. Its words are noise;
  * what must hold are the contract's invariants, on every recording and every container.
  */
-const missing = await asrToolsMissing();
-if (missing) console.error(`skipping the real ASR tests: ${missing}`);
 
 interface AsrBody {
   text: string;
@@ -56,7 +54,7 @@ function expectInvariants(body: AsrBody, seconds: number): void {
   expect(body.text).not.toMatch(/\p{Script=Han}\s+\p{Script=Han}/u);
 }
 
-describe.skipIf(missing !== null)('POST /ai/v1/asr with whisper.cpp and the random tiny model', () => {
+await describeNeeding([WHISPER_CLI, FFMPEG], 'POST /ai/v1/asr with whisper.cpp and the random tiny model', () => {
   let dir: string;
   let files: FileServer;
   let gateway: TestGateway;
