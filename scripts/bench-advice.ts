@@ -27,9 +27,8 @@ import { createLogger } from '../src/platform/logger.js';
 import { openDatabase } from '../src/platform/store/database.js';
 import { buildReceiverApp } from '../src/receiver/app.js';
 import { RECEIVER_MIGRATIONS } from '../src/receiver/store.js';
-import { postJson } from '../test/helpers/gateway.js';
-import { startEvalGateway } from './eval-speech.js';
-import { ensureTestModel, SHAPES, type ShapeName } from './models/make-test-model.js';
+import { postJson, startLlmGateway } from '../test/support/gateway.js';
+import { ensureTestModel, SHAPES, type ShapeName } from '../test/support/models/make-test-model.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -85,7 +84,7 @@ async function statusOf(app: FastifyInstance, requestId: string): Promise<Advice
 
 async function throughGateway(modelPath: string) {
   const receiver = await startReceiver();
-  const gateway = await startEvalGateway(modelPath, {
+  const gateway = await startLlmGateway(modelPath, {
     CALLBACK_BASE_URL: receiver.url,
     CALLBACK_SECRET: SECRET,
     LLM_THREADS: args.threads,

@@ -8,8 +8,9 @@
  */
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { groundTruth, OCR_FIXTURES, photoGroundTruth, PHOTOS } from '../test/helpers/ocr-fixtures.js';
-import { characterErrorRate, pct, startOcrGateway } from './ocr/harness.js';
+import { groundTruth, OCR_FIXTURES, photoGroundTruth, PHOTOS } from '../test/support/ocr-fixtures.js';
+import { characterErrorRate, pct } from '../test/support/error-rates.js';
+import { startOcrEvalGateway } from '../test/support/ocr-eval.js';
 
 type Info = { name: string | null; age: string | null; cancer_type: string | null; stage: string | null };
 
@@ -35,7 +36,7 @@ const FIELDS = ['name', 'age', 'cancer_type', 'stage'] as const;
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { workers: { type: 'string', default: '2' }, only: { type: 'string' } } });
   const selected = cases().filter((c) => !values.only || basename(c.path).includes(values.only));
-  const gateway = await startOcrGateway({ OCR_WORKERS: values.workers });
+  const gateway = await startOcrEvalGateway({ OCR_WORKERS: values.workers });
   const fieldRight = Object.fromEntries(FIELDS.map((f) => [f, 0])) as Record<(typeof FIELDS)[number], number>;
   let fieldCases = 0;
   const cers: number[] = [];

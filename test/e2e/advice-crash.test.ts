@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureTestModel } from '../../scripts/models/make-test-model.js';
-import { postJson } from '../helpers/gateway.js';
-import { NEUTRAL_GATEWAY_ENV, freePort, spawnFromSource } from '../helpers/processes.js';
+import { ensureTestModel } from '../support/models/make-test-model.js';
+import { postJson } from '../support/gateway.js';
+import { NEUTRAL_GATEWAY_ENV, freePort, spawnFromSource } from '../support/processes.js';
 import { TEST_MODELS_DIR } from '../support/paths.js';
 
 const SECRET = 'crash-test-secret-0123456789';

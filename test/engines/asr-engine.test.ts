@@ -2,11 +2,12 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureWhisperTestModel } from '../../scripts/models/whisper-model.js';
+import { ensureWhisperTestModel } from '../support/models/whisper-model.js';
 import { loadConfig } from '../../src/config/index.js';
 import { WhisperEngine } from '../../src/engines/asr/index.js';
 import { GatewayError } from '../../src/errors.js';
-import { FAST_ASR_ENV, isProcessAlive, settledStatus, writeLongRecording } from '../helpers/audio.js';
+import { FAST_ASR_ENV, isProcessAlive, writeLongRecording } from '../support/audio.js';
+import { settledStatus } from '../../src/engines/readiness.js';
 import { TEST_MODELS_DIR } from '../support/paths.js';
 import { describeNeeding, FFMPEG, WHISPER_CLI } from '../support/requirements.js';
 
@@ -68,7 +69,7 @@ await describeNeeding([WHISPER_CLI, FFMPEG], 'WhisperEngine on the real whisper-
     await writeFile(junk, Buffer.alloc(4096, 7));
     const engine = engineWith({}, junk);
     await engine.start();
-    const status = await settledStatus(() => engine.status());
+    const status = await settledStatus(() => engine.status(), 60_000);
     expect(status.state).toBe('failed');
     expect(status.reason).toMatch(/whisper-cli could not run the model: .*(bad magic|failed)/);
   }, 30_000);

@@ -2,12 +2,12 @@ import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTestModel } from '../../scripts/models/make-test-model.js';
+import { ensureTestModel } from '../support/models/make-test-model.js';
 import { loadConfig } from '../../src/config/index.js';
 import { expectedHashOf, parseChecksums } from '../../src/engines/model-trust.js';
 import { checkExpectedHash } from '../../src/engines/model-version.js';
 import { formatEngineReport } from '../../src/engines/report.js';
-import { startGateway } from '../helpers/gateway.js';
+import { startGateway } from '../support/gateway.js';
 import { TEST_MODELS_DIR } from '../support/paths.js';
 
 let dir: string;

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { createOcrEngine, TesseractOcrEngine } from '../../src/engines/ocr/index.js';
 import { traineddataProblem } from '../../src/engines/ocr/traineddata.js';
 import { createEngines } from '../../src/engines/registry.js';
-import { readFixture } from '../helpers/ocr-fixtures.js';
+import { readFixture } from '../support/ocr-fixtures.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { DEBIAN_CHI_SIM, DEBIAN_TESSDATA, itNeeding } from '../support/requirements.js';
 

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureWhisperTestModel } from '../../scripts/models/whisper-model.js';
+import { ensureWhisperTestModel } from '../support/models/whisper-model.js';
 import { silentPcmWav } from '../../src/engines/asr/wav.js';
 import {
   AUDIO_FIXTURES,
@@ -13,15 +13,15 @@ import {
   writeLongRecording,
   ffmpegConvert,
   loadRecordings,
-  settledStatus,
   writeAmrFile,
   type Recording,
-} from '../helpers/audio.js';
-import { startFileServer, PNG_BYTES, type FileServer } from '../helpers/file-server.js';
-import { baseUrl, postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { enginesWithAsr } from '../helpers/test-engines.js';
+} from '../support/audio.js';
+import { startFileServer, PNG_BYTES, type FileServer } from '../support/file-server.js';
+import { baseUrl, postJson, startGateway, type TestGateway } from '../support/gateway.js';
+import { enginesWithAsr } from '../support/test-engines.js';
 import { loadConfig } from '../../src/config/index.js';
 import { WhisperEngine } from '../../src/engines/asr/index.js';
+import { settledStatus } from '../../src/engines/readiness.js';
 import { TEST_MODELS_DIR } from '../support/paths.js';
 import { describeNeeding, FFMPEG, WHISPER_CLI } from '../support/requirements.js';
 
@@ -75,7 +75,7 @@ await describeNeeding([WHISPER_CLI, FFMPEG], 'POST /ai/v1/asr with whisper.cpp a
       },
       { listen: true },
     );
-    const status = await settledStatus(() => started.app.engineStatus('asr'));
+    const status = await settledStatus(() => started.app.engineStatus('asr'), 60_000);
     if (status.state !== 'ready') throw new Error(`the ASR engine did not start: ${status.reason}`);
     return started;
   };
@@ -200,7 +200,7 @@ await describeNeeding([WHISPER_CLI, FFMPEG], 'POST /ai/v1/asr with whisper.cpp a
     });
     const watched = await startGateway({ FETCH_ALLOW_LOOPBACK: 'true' }, { engines: enginesWithAsr(engine), listen: true });
     try {
-      await settledStatus(() => engine.status());
+      await settledStatus(() => engine.status(), 60_000);
       const client = new AbortController();
       const request = postJson(`${baseUrl(watched.app)}/ai/v1/asr`, { request_id: 'gone', voice_url: files.url('/converted/long.flac') }, client.signal);
       request.catch(() => undefined);

@@ -11,11 +11,11 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseFileProcessResponse } from '../../src/contract/case-files.js';
 import type { OcrEngine, OcrPage, RecognizeOptions } from '../../src/engines/types.js';
-import { startFileServer, type FileServer, fileReference, type FileReferenceBody } from '../helpers/file-server.js';
-import { OCR_START_WITHIN_MS, startGateway, startOcrGateway, type TestGateway, postFiles } from '../helpers/gateway.js';
-import { readFixture, toBmp } from '../helpers/ocr-fixtures.js';
+import { startFileServer, type FileServer, fileReference, type FileReferenceBody } from '../support/file-server.js';
+import { downloadProduced, OCR_START_WITHIN_MS, startGateway, startOcrGateway, type TestGateway, postFiles } from '../support/gateway.js';
+import { readFixture, toBmp } from '../support/ocr-fixtures.js';
 import { fixturePath } from '../support/paths.js';
-import { ScriptedLlmEngine, enginesWith } from '../helpers/test-engines.js';
+import { ScriptedLlmEngine, enginesWith } from '../support/test-engines.js';
 
 const PATH = '/ai/v1/case-file-process';
 
@@ -28,9 +28,9 @@ const post = (target: TestGateway, fileList: FileReferenceBody[]) => postFiles(t
 
 /** A produced file, fetched through its signed URL like a client would. */
 async function download(target: TestGateway, url: string): Promise<{ type: string; bytes: Buffer }> {
-  const response = await target.app.inject({ method: 'GET', url: new URL(url).pathname });
-  expect(response.statusCode).toBe(200);
-  return { type: String(response.headers['content-type']), bytes: response.rawPayload };
+  const produced = await downloadProduced(target, url);
+  expect(produced.status).toBe(200);
+  return produced;
 }
 
 /** What case-ocr reads in a file, as a client would check it. */

@@ -7,10 +7,10 @@ import { caseOcrResponse } from '../../src/contract/case-files.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createOcrEngine, TesseractOcrEngine } from '../../src/engines/ocr/index.js';
 import { removeCjkSpaces } from '../../src/engines/ocr/layout.js';
-import { startFileServer, WAV_BYTES, type FileServer, fileReference, type FileReferenceBody } from '../helpers/file-server.js';
-import { OCR_ENV, OCR_START_WITHIN_MS, startOcrGateway, type TestGateway, postFiles } from '../helpers/gateway.js';
-import { groundTruth, readFixture } from '../helpers/ocr-fixtures.js';
-import { ScriptedLlmEngine, enginesWith } from '../helpers/test-engines.js';
+import { startFileServer, WAV_BYTES, type FileServer, fileReference, type FileReferenceBody } from '../support/file-server.js';
+import { OCR_ENV, OCR_START_WITHIN_MS, startOcrGateway, type TestGateway, postFiles } from '../support/gateway.js';
+import { groundTruth, readFixture } from '../support/ocr-fixtures.js';
+import { ScriptedLlmEngine, enginesWith } from '../support/test-engines.js';
 
 const PATH = '/ai/v1/case-ocr';
 
@@ -91,7 +91,7 @@ describe('case-ocr with the LLM ready', () => {
     if (!(ocr instanceof TesseractOcrEngine)) throw new Error(ocr.reason);
     // The model corrects the stage to the TNM it read, and invents a name that is not in the text.
     llm = new ScriptedLlmEngine(() => ({ name: '赵六', age: '56岁', cancer_type: '腺癌', stage: 'T2N2M0' }));
-    refined = await startOcrGateway({ engines: enginesWith({ ocr, llm }) });
+    refined = await startOcrGateway({}, { engines: enginesWith({ ocr, llm }) });
   }, OCR_START_WITHIN_MS);
 
   afterAll(() => refined?.close());

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadManifest } from '../../scripts/models/manifest.js';
 import { bundleProfile, fetchProfile, installBundle, verifyModels } from '../../scripts/models/tool.js';
-import { startFileServer, type FileServer } from '../helpers/file-server.js';
+import { startFileServer, type FileServer } from '../support/file-server.js';
 import { REPO_ROOT } from '../support/paths.js';
 
 const MODEL = Buffer.from('GGUF'.repeat(50_000)); // 200 kB stand-in for a model file

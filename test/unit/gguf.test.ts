@@ -21,7 +21,7 @@ import {
   type GgufMetadata,
   type GgufTensorSpec,
   type GgufValue,
-} from '../../scripts/models/gguf.js';
+} from '../support/models/gguf.js';
 
 let dir: string;
 

@@ -2,8 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { EngineStatus } from '../../src/engines/types.js';
-import { fixturePath } from '../support/paths.js';
+import { fixturePath } from './paths.js';
 
 const run = promisify(execFile);
 
@@ -57,13 +56,6 @@ export const FAST_ASR_ENV = {
   ASR_TEMPERATURE_FALLBACK: 'false',
   ASR_THREADS: '1',
 } as const;
-
-/** Waits until the engine leaves `starting` (hooks cannot use expect.poll) and returns its status. */
-export async function settledStatus(status: () => EngineStatus, timeoutMs = 60_000): Promise<EngineStatus> {
-  const deadline = Date.now() + timeoutMs;
-  while (status().state === 'starting' && Date.now() < deadline) await new Promise((wake) => setTimeout(wake, 50));
-  return status();
-}
 
 /** jfk.wav looped to about two minutes, as FLAC: long enough to abort whisper-cli mid-run. */
 export async function writeLongRecording(path: string): Promise<void> {

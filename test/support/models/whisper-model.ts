@@ -189,7 +189,7 @@ export async function ensureWhisperTestModel(options: {
   const shape = WHISPER_SHAPES[shapeName];
   const seed = options.seed ?? 42;
   const path = resolve(join(options.modelsDir, whisperModelFileName(shapeName)));
-  const description = `Random weights, not a trained model: mdt-ai-gateway scripts/models/whisper-model.ts ${JSON.stringify({ generator: GENERATOR_VERSION, shape: shapeName, seed })}`;
+  const description = `Random weights, not a trained model: mdt-ai-gateway test/support/models/whisper-model.ts ${JSON.stringify({ generator: GENERATOR_VERSION, shape: shapeName, seed })}`;
   const found = await existing(path, description);
   if (found) return found;
 

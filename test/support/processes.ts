@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { REPO_ROOT } from '../support/paths.js';
+import { REPO_ROOT } from './paths.js';
 
 export async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');

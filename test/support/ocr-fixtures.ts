@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { fixturePath } from '../support/paths.js';
+import { fixturePath } from './paths.js';
 
 export const OCR_FIXTURES = fixturePath('ocr');
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DocumentCategory } from '../../src/contract/case-files.js';
-import { fixturePath } from '../support/paths.js';
+import { fixturePath } from './paths.js';
 
 export const DEID_FIXTURES = fixturePath('deid');
 const PHOTOS = fixturePath('photos');
