@@ -5,7 +5,7 @@ import { GatewayError } from '../errors.js';
 import type { Limiter } from '../platform/limiter.js';
 import type { Logger } from '../platform/logger.js';
 import { createAsrEngine } from './asr/index.js';
-import { expectedHashOf } from './model-trust.js';
+import { expectedHashOf } from '../platform/models/index.js';
 import { createLlmEngine } from './llm/index.js';
 import { createOcrEngine, TesseractOcrEngine } from './ocr/index.js';
 import { ENGINE_NAMES } from '../contract/engines.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTestModel } from '../support/models/make-test-model.js';
 import { loadConfig } from '../../src/config/index.js';
-import { expectedHashOf, parseChecksums } from '../../src/engines/model-trust.js';
+import { expectedHash, expectedHashOf, parseChecksums } from '../../src/platform/models/index.js';
 import { checkExpectedHash } from '../../src/engines/model-version.js';
 import { formatEngineReport } from '../../src/engines/report.js';
 import { startGateway } from '../support/gateway.js';
@@ -37,10 +37,35 @@ describe('which hash a model must have', () => {
     expect(expectedHashOf(config(), path)).toBeUndefined();
     await writeFile(join(dir, 'SHA256SUMS'), `${sha256}  tiny.gguf\n`);
     expect(expectedHashOf(config(), path)).toEqual({ sha256, source: join(dir, 'SHA256SUMS') });
+    await manifest('tiny.gguf', sha256);
+    expect(expectedHashOf(config(), path)).toEqual({ sha256, source: join(dir, 'manifest.json') });
+    await rm(join(dir, 'SHA256SUMS'));
     await manifest('tiny.gguf', A);
     expect(expectedHashOf(config(), path)).toEqual({ sha256: A, source: join(dir, 'manifest.json') });
     expect(expectedHashOf(config({ MODELS_VERIFY: 'off' }), path)).toBeUndefined();
     await manifest('tiny.gguf', null);
+  });
+
+  it('answers a conflict, naming both lists, when the manifest and SHA256SUMS disagree', async () => {
+    const path = join(dir, 'tiny.gguf');
+    await writeFile(join(dir, 'SHA256SUMS'), `${sha256}  tiny.gguf\n`);
+    await manifest('tiny.gguf', A);
+    expect(expectedHashOf(config(), path)).toEqual({
+      conflict: `tiny.gguf: ${join(dir, 'manifest.json')} lists sha256 aaaaaaaaaaaa…, but ${join(dir, 'SHA256SUMS')} lists ${sha256.slice(0, 12)}…`,
+    });
+    await manifest('tiny.gguf', null);
+  });
+
+  it('is one rule: the manifest, else SHA256SUMS, else nothing; a conflict when both differ', () => {
+    const manifestHash = { sha256: A, source: 'manifest.json' };
+    const recorded = { sha256: 'b'.repeat(64), source: 'SHA256SUMS' };
+    expect(expectedHash('m.gguf', manifestHash, undefined)).toBe(manifestHash);
+    expect(expectedHash('m.gguf', undefined, recorded)).toBe(recorded);
+    expect(expectedHash('m.gguf', manifestHash, { ...recorded, sha256: A })).toBe(manifestHash);
+    expect(expectedHash('m.gguf', undefined, undefined)).toBeUndefined();
+    expect(expectedHash('m.gguf', manifestHash, recorded)).toEqual({
+      conflict: 'm.gguf: manifest.json lists sha256 aaaaaaaaaaaa…, but SHA256SUMS lists bbbbbbbbbbbb…',
+    });
   });
 
   it('reads sha256sum lines, text and binary mode', () => {
@@ -58,6 +83,9 @@ describe('which hash a model must have', () => {
     );
     expect(checkExpectedHash('/m/x.gguf', A, { sha256: A, source: 'SHA256SUMS' })).toBe(true);
     expect(checkExpectedHash('/m/x.gguf', A, undefined)).toBe(false);
+    expect(() => checkExpectedHash('/m/x.gguf', A, { conflict: 'x.gguf: m.json lists sha256 aaaa…, but SHA256SUMS lists bbbb…' })).toThrow(
+      /x.gguf: m.json lists sha256 aaaa…, but SHA256SUMS lists bbbb…; refused/,
+    );
   });
 });
 
@@ -92,6 +120,19 @@ describe('the LLM engine checks its model', () => {
       expect(ready.engines.llm).toMatchObject({ state: 'ready', verified: true, model: `tiny.gguf@${sha256.slice(0, 12)}`, threads: 1, concurrency: 3 });
     } finally {
       await gateway.close();
+    }
+  });
+
+  it('refuses a model whose manifest entry and SHA256SUMS disagree, even when it matches one of them', async () => {
+    await manifest('tiny.gguf', A);
+    const gateway = await gatewayWith(`${sha256}  tiny.gguf\n`);
+    try {
+      const { state, reason } = gateway.app.engineStatus('llm');
+      expect(state).toBe('failed');
+      expect(reason).toContain(`${join(dir, 'manifest.json')} lists sha256 aaaaaaaaaaaa…, but ${join(dir, 'SHA256SUMS')} lists ${sha256.slice(0, 12)}…`);
+    } finally {
+      await gateway.close();
+      await manifest('tiny.gguf', null);
     }
   });
 

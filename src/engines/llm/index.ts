@@ -1,6 +1,6 @@
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../platform/logger.js';
-import { expectedHashOf } from '../model-trust.js';
+import { expectedHashOf } from '../../platform/models/index.js';
 import type { LlmEngine } from '../types.js';
 import { LlamaCppEngine } from './engine.js';
 

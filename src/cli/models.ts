@@ -1,31 +1,37 @@
+#!/usr/bin/env node
 /**
- * Model files for connected and air-gapped sites:
+ * mdt-models: model files for connected and air-gapped sites.
  *
  *   npm run models:fetch -- --profile gpu          download a profile's files into MODELS_DIR (connected machine)
  *   npm run models:bundle -- --profile gpu         one tar with the files, SHA256SUMS and the manifest
  *   npm run models:install -- models-gpu.tar       unpack into MODELS_DIR, every file checked first
  *   npm run models:verify [-- --profile gpu]       hash every model file in MODELS_DIR against its checksum
  *
- * Options: --manifest <path> (default models/manifest.json), --models-dir <dir> (default
- * $MODELS_DIR or ./models), --out <file> (bundle).
+ * Options: --manifest <path> (default $MODELS_MANIFEST, the shipped models/manifest.json),
+ * --models-dir <dir> (default $MODELS_DIR), --out <file> (bundle). Which hash vouches for a file
+ * is the gateway's own rule (platform/models/trust.ts). Exit code 0 when done, 1 when refused or failed.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { download } from './download.js';
+import { loadConfig, readConfigOrExit } from '../config/index.js';
 import {
   CHECKSUMS_FILE,
+  download,
   expectedHash,
+  isConflict,
   loadManifest,
   profileModels,
   readChecksums,
   sha256OfFile,
   writeChecksums,
+  type ExpectedHash,
   type Manifest,
   type ModelEntry,
-} from './manifest.js';
+  type VouchedHash,
+} from '../platform/models/index.js';
 
 const run = promisify(execFile);
 
@@ -33,7 +39,26 @@ interface Context {
   manifest: Manifest;
   manifestPath: string;
   modelsDir: string;
-  log(line: string): void;
+}
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+/** What `file` must hash to per the manifest and the SHA256SUMS at `checksumsSource` (the gateway's rule). */
+function expectedFor(context: Context, file: string, sums: Map<string, string>, checksumsSource: string): ExpectedHash | undefined {
+  const listed = context.manifest.models.find((m) => m.file === file)?.sha256;
+  const recorded = sums.get(file);
+  return expectedHash(
+    file,
+    listed ? { sha256: listed, source: context.manifestPath } : undefined,
+    recorded ? { sha256: recorded, source: checksumsSource } : undefined,
+  );
+}
+
+/** expectedFor, refusing a file whose lists conflict. */
+function vouchedHash(context: Context, file: string, sums: Map<string, string>, checksumsSource: string): VouchedHash | undefined {
+  const expected = expectedFor(context, file, sums, checksumsSource);
+  if (isConflict(expected)) throw new Error(`refusing ${expected.conflict}`);
+  return expected;
 }
 
 function progressBar(file: string) {
@@ -50,14 +75,15 @@ function progressBar(file: string) {
   };
 }
 
-export async function fetchProfile(context: Context, profile: string): Promise<void> {
+async function fetchProfile(context: Context, profile: string): Promise<void> {
   await mkdir(context.modelsDir, { recursive: true });
   const sums = await readChecksums(context.modelsDir);
+  const checksumsPath = join(context.modelsDir, CHECKSUMS_FILE);
   for (const entry of profileModels(context.manifest, profile)) {
     const dest = join(context.modelsDir, entry.file);
-    const expected = expectedHash(entry, entry.file, sums);
+    const expected = vouchedHash(context, entry.file, sums, checksumsPath)?.sha256;
     if (existsSync(dest) && expected && (await sha256OfFile(dest)) === expected) {
-      context.log(`${entry.file}: present and verified`);
+      log(`${entry.file}: present and verified`);
       continue;
     }
     const result = await download({
@@ -71,11 +97,11 @@ export async function fetchProfile(context: Context, profile: string): Promise<v
     await writeChecksums(context.modelsDir, sums);
     const trust = entry.sha256 ? 'matches the manifest' : `recorded in ${CHECKSUMS_FILE} (the manifest has no hash for it)`;
     const resumed = result.resumedFrom > 0 ? `, resumed at ${result.resumedFrom} bytes` : '';
-    context.log(`${entry.file}: ${result.bytes} bytes, sha256 ${result.sha256} ${trust}${resumed}`);
+    log(`${entry.file}: ${result.bytes} bytes, sha256 ${result.sha256} ${trust}${resumed}`);
   }
 }
 
-export async function bundleProfile(context: Context, profile: string, out: string): Promise<void> {
+async function bundleProfile(context: Context, profile: string, out: string): Promise<void> {
   const entries = profileModels(context.manifest, profile);
   const sums = await readChecksums(context.modelsDir);
   const bundled = new Map<string, string>();
@@ -83,8 +109,8 @@ export async function bundleProfile(context: Context, profile: string, out: stri
     const path = join(context.modelsDir, entry.file);
     if (!existsSync(path)) throw new Error(`${entry.file} is not in ${context.modelsDir}; run models:fetch -- --profile ${profile} first`);
     const actual = await sha256OfFile(path);
-    const expected = expectedHash(entry, entry.file, sums);
-    if (expected && actual !== expected) throw new Error(`${entry.file} does not match its checksum; fetch it again`);
+    const expected = vouchedHash(context, entry.file, sums, join(context.modelsDir, CHECKSUMS_FILE));
+    if (expected && actual !== expected.sha256) throw new Error(`${entry.file} does not match its checksum; fetch it again`);
     bundled.set(entry.file, actual);
   }
   const staging = await mkdtemp(join(context.modelsDir, '.bundle-'));
@@ -97,10 +123,10 @@ export async function bundleProfile(context: Context, profile: string, out: stri
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-  context.log(`${out}: ${entries.length} files, ${(await stat(out)).size} bytes, with ${CHECKSUMS_FILE} and manifest.json`);
+  log(`${out}: ${entries.length} files, ${(await stat(out)).size} bytes, with ${CHECKSUMS_FILE} and manifest.json`);
 }
 
-export async function installBundle(context: Context, bundle: string): Promise<void> {
+async function installBundle(context: Context, bundle: string): Promise<void> {
   await mkdir(context.modelsDir, { recursive: true });
   const staging = await mkdtemp(join(context.modelsDir, '.install-'));
   try {
@@ -109,15 +135,14 @@ export async function installBundle(context: Context, bundle: string): Promise<v
     if (sums.size === 0) throw new Error(`${bundle} has no ${CHECKSUMS_FILE}; it is not a models bundle`);
     const installed = await readChecksums(context.modelsDir);
     for (const [file, sha256] of sums) {
-      const entry = context.manifest.models.find((m) => m.file === file);
       if (!/^[\w][\w.+-]*$/.test(file)) throw new Error(`${bundle}: refusing the file name ${JSON.stringify(file)}`);
-      if (entry?.sha256 && entry.sha256 !== sha256) throw new Error(`${file}: the bundle's checksum differs from the manifest's`);
+      vouchedHash(context, file, sums, `${bundle}'s ${CHECKSUMS_FILE}`);
       if ((await sha256OfFile(join(staging, file))) !== sha256) throw new Error(`${file}: damaged in transfer (sha256 mismatch); nothing was installed`);
     }
     for (const [file, sha256] of sums) {
       await rename(join(staging, file), join(context.modelsDir, file));
       installed.set(file, sha256);
-      context.log(`${file}: installed, sha256 ${sha256}`);
+      log(`${file}: installed, sha256 ${sha256}`);
     }
     await writeChecksums(context.modelsDir, installed);
   } finally {
@@ -125,44 +150,47 @@ export async function installBundle(context: Context, bundle: string): Promise<v
   }
 }
 
-export interface VerifyReport {
-  ok: boolean;
-  lines: string[];
-}
-
-export async function verifyModels(context: Context, profile?: string): Promise<VerifyReport> {
+/** One line per model file (ok, MISMATCH, UNKNOWN, CONFLICT, MISSING, absent); false when any is not ok. */
+async function verifyModels(context: Context, profile?: string): Promise<boolean> {
   const sums = await readChecksums(context.modelsDir);
   const present = new Set((await readdir(context.modelsDir).catch(() => [])).filter((f) => !f.startsWith('.')));
-  const wanted: Array<ModelEntry | undefined> = profile ? profileModels(context.manifest, profile) : [];
-  const files = new Set([...sums.keys(), ...context.manifest.models.filter((m) => present.has(m.file)).map((m) => m.file), ...wanted.map((m) => m!.file)]);
-  const lines: string[] = [];
+  const wanted: ModelEntry[] = profile ? profileModels(context.manifest, profile) : [];
+  const files = new Set([...sums.keys(), ...context.manifest.models.filter((m) => present.has(m.file)).map((m) => m.file), ...wanted.map((m) => m.file)]);
+  if (files.size === 0) log(`no file of the manifest or of ${CHECKSUMS_FILE} in ${context.modelsDir}`);
   let ok = true;
   for (const file of [...files].sort()) {
-    const entry = context.manifest.models.find((m) => m.file === file);
     if (!present.has(file)) {
-      const required = wanted.some((m) => m?.file === file);
+      const required = wanted.some((m) => m.file === file);
       ok &&= !required;
-      lines.push(`${required ? 'MISSING ' : 'absent  '} ${file}`);
+      log(`${required ? 'MISSING ' : 'absent  '} ${file}`);
       continue;
     }
-    const expected = expectedHash(entry, file, sums);
     const actual = await sha256OfFile(join(context.modelsDir, file));
-    const verdict = expected === undefined ? 'UNKNOWN ' : actual === expected ? 'ok      ' : 'MISMATCH';
+    const expected = expectedFor(context, file, sums, join(context.modelsDir, CHECKSUMS_FILE));
+    const verdict = expected === undefined ? 'UNKNOWN ' : isConflict(expected) ? 'CONFLICT' : actual === expected.sha256 ? 'ok      ' : 'MISMATCH';
     ok &&= verdict === 'ok      ';
-    lines.push(`${verdict} ${file} ${actual}`);
+    log(`${verdict} ${file} ${actual}`);
+    if (isConflict(expected)) log(`         ${expected.conflict}`);
   }
-  return { ok, lines };
+  return ok;
 }
 
-async function main(): Promise<void> {
-  const [command, ...rest] = process.argv.slice(2);
+const USAGE = 'usage: mdt-models fetch|bundle|install|verify [--profile p] [--manifest f] [--models-dir d] [--out f] [bundle.tar]';
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const config = readConfigOrExit(() => loadConfig());
+  const [command, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
     options: {
       profile: { type: 'string' },
-      manifest: { type: 'string', default: 'models/manifest.json' },
-      'models-dir': { type: 'string', default: process.env.MODELS_DIR || './models' },
+      manifest: { type: 'string', default: config.models.manifestPath },
+      'models-dir': { type: 'string', default: config.models.dir },
       out: { type: 'string' },
     },
   });
@@ -170,35 +198,31 @@ async function main(): Promise<void> {
     manifest: await loadManifest(values.manifest),
     manifestPath: values.manifest,
     modelsDir: values['models-dir'],
-    log: (line) => console.log(line),
   };
-  const profile = () => values.profile ?? fail('give --profile (one of the manifest\'s profiles)');
+  const profile = () => values.profile ?? fail("give --profile (one of the manifest's profiles)");
   switch (command) {
     case 'fetch':
-      return fetchProfile(context, profile());
+      await fetchProfile(context, profile());
+      return 0;
     case 'bundle':
-      return bundleProfile(context, profile(), values.out ?? `models-${profile()}.tar`);
+      await bundleProfile(context, profile(), values.out ?? `models-${profile()}.tar`);
+      return 0;
     case 'install':
-      return installBundle(context, positionals[0] ?? fail('give the bundle: npm run models:install -- <bundle.tar>'));
-    case 'verify': {
-      const report = await verifyModels(context, values.profile);
-      for (const line of report.lines) console.log(line);
-      if (report.lines.length === 0) console.log(`no file of the manifest or of ${CHECKSUMS_FILE} in ${context.modelsDir}`);
-      if (!report.ok) process.exitCode = 1;
-      return;
-    }
+      await installBundle(context, positionals[0] ?? fail('give the bundle: npm run models:install -- <bundle.tar>'));
+      return 0;
+    case 'verify':
+      return (await verifyModels(context, values.profile)) ? 0 : 1;
     default:
-      fail('usage: tool.ts fetch|bundle|install|verify [--profile p] [--manifest f] [--models-dir d] [--out f] [bundle.tar]');
+      return fail(USAGE);
   }
 }
 
-function fail(message: string): never {
-  throw new Error(message);
-}
-
-if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
-  main().catch((error: unknown) => {
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
     console.error(error instanceof Error ? error.message : String(error));
-    process.exit(1);
-  });
-}
+    process.exitCode = 1;
+  },
+);
