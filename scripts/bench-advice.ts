@@ -127,7 +127,7 @@ async function throughGateway(modelPath: string) {
 /** The same model calls on the engine alone: same messages, schema, budget and concurrency. */
 async function onEngineAlone(modelPath: string): Promise<number> {
   const config = loadConfig({ LLM_THREADS: args.threads, LLM_PARALLEL: args.parallel, LLM_GPU: 'off' });
-  const engine = createLlmEngine(config, modelPath, createLogger('warn'));
+  const engine = createLlmEngine(config, modelPath, undefined, createLogger('warn'));
   await engine.start();
   while (engine.status().state === 'starting') await new Promise((r) => setTimeout(r, 100));
   try {

@@ -4,10 +4,9 @@
  *   - in `<model file>.sha256` next to the model when that folder is writable,
  * both keyed by the file's size and mtime, so a replaced file is hashed again.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { sha256OfFile } from '../platform/models/checksums.js';
 
 /** A model file's sha256 as last computed, valid while the file keeps its size and mtime. */
 export interface ModelFingerprint {
@@ -18,12 +17,6 @@ export interface ModelFingerprint {
 
 const SIDECAR_SUFFIX = '.sha256';
 const SHA256_HEX = /^[0-9a-f]{64}$/;
-
-export async function hashFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
 
 const matches = (fingerprint: unknown, size: number, mtimeMs: number): fingerprint is ModelFingerprint =>
   typeof fingerprint === 'object' &&
@@ -47,7 +40,7 @@ export async function modelFingerprint(path: string, known?: ModelFingerprint): 
   if (matches(known, size, mtimeMs)) return known;
   const sidecar = await readSidecar(path);
   if (matches(sidecar, size, mtimeMs)) return { size, mtimeMs, sha256: sidecar.sha256 };
-  const fingerprint = { size, mtimeMs, sha256: await hashFile(path) };
+  const fingerprint = { size, mtimeMs, sha256: await sha256OfFile(path) };
   // Best effort: a read-only models folder just means hashing again at the next start.
   await writeFile(path + SIDECAR_SUFFIX, JSON.stringify(fingerprint) + '\n').catch(() => undefined);
   return fingerprint;
@@ -58,20 +51,4 @@ export function modelLabel(path: string, sha256: string): string {
   return `${basename(path)}@${sha256.slice(0, 12)}`;
 }
 
-/** A hash that a trusted list vouches for: the models manifest, or SHA256SUMS written by models:fetch / models:install. */
-export interface ExpectedHash {
-  sha256: string;
-  source: string;
-}
-
-/** Refuses a model whose sha256 differs from the one vouched for; answers whether it was verified at all. */
-export function checkExpectedHash(path: string, sha256: string, expected: ExpectedHash | undefined): boolean {
-  if (!expected) return false;
-  if (expected.sha256 !== sha256) {
-    throw new Error(
-      `${basename(path)} has sha256 ${sha256.slice(0, 12)}…, but ${expected.source} expects ${expected.sha256.slice(0, 12)}…: ` +
-        'reinstall it (npm run models:install) or set MODELS_VERIFY=off to load it anyway',
-    );
-  }
-  return true;
-}
+export { checkExpectedHash, type ExpectedHash } from '../platform/models/trust.js';

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTestModel } from '../../scripts/models/make-test-model.js';
 import { loadConfig } from '../../src/config/index.js';
-import { expectedHashOf, parseChecksums } from '../../src/engines/model-trust.js';
+import { expectedHashOf } from '../../src/engines/model-trust.js';
+import { parseChecksums } from '../../src/platform/models/checksums.js';
+import { ModelTrustConflict } from '../../src/platform/models/trust.js';
 import { checkExpectedHash } from '../../src/engines/model-version.js';
 import { formatEngineReport } from '../../src/engines/report.js';
 import { startGateway } from '../helpers/gateway.js';
@@ -36,8 +38,21 @@ describe('which hash a model must have', () => {
     expect(expectedHashOf(config(), path)).toBeUndefined();
     await writeFile(join(dir, 'SHA256SUMS'), `${sha256}  tiny.gguf\n`);
     expect(expectedHashOf(config(), path)).toEqual({ sha256, source: join(dir, 'SHA256SUMS') });
+    await manifest('tiny.gguf', sha256);
+    expect(expectedHashOf(config(), path)).toEqual({ sha256, source: join(dir, 'manifest.json') });
+    await rm(join(dir, 'SHA256SUMS'));
     await manifest('tiny.gguf', A);
     expect(expectedHashOf(config(), path)).toEqual({ sha256: A, source: join(dir, 'manifest.json') });
+    expect(expectedHashOf(config({ MODELS_VERIFY: 'off' }), path)).toBeUndefined();
+    await manifest('tiny.gguf', null);
+  });
+
+  it('refuses a file the manifest and SHA256SUMS disagree about, naming both (the models tool applies the same rule)', async () => {
+    const path = join(dir, 'tiny.gguf');
+    await manifest('tiny.gguf', A);
+    await writeFile(join(dir, 'SHA256SUMS'), `${sha256}  tiny.gguf\n`);
+    expect(() => expectedHashOf(config(), path)).toThrow(ModelTrustConflict);
+    expect(() => expectedHashOf(config(), path)).toThrow(`${join(dir, 'manifest.json')} vouches for sha256 aaaaaaaaaaaa…, but ${join(dir, 'SHA256SUMS')}`);
     expect(expectedHashOf(config({ MODELS_VERIFY: 'off' }), path)).toBeUndefined();
     await manifest('tiny.gguf', null);
   });
@@ -91,6 +106,23 @@ describe('the LLM engine checks its model', () => {
       expect(ready.engines.llm).toMatchObject({ state: 'ready', verified: true, model: `tiny.gguf@${sha256.slice(0, 12)}`, threads: 1, concurrency: 3 });
     } finally {
       await gateway.close();
+    }
+  });
+
+  it('reports the engine failed, naming both lists, when the manifest and SHA256SUMS disagree', async () => {
+    await manifest('tiny.gguf', sha256);
+    try {
+      const gateway = await gatewayWith(`${A}  tiny.gguf\n`);
+      try {
+        const ready = (await gateway.app.inject({ method: 'GET', url: '/readyz' })).json<{ engines: Record<string, { state: string; reason: string }> }>();
+        expect(ready.engines.llm!.state).toBe('failed');
+        expect(ready.engines.llm!.reason).toContain('manifest.json vouches for sha256');
+        expect(ready.engines.llm!.reason).toContain('SHA256SUMS');
+      } finally {
+        await gateway.close();
+      }
+    } finally {
+      await manifest('tiny.gguf', null);
     }
   });
 

@@ -5,8 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadManifest } from '../../scripts/models/manifest.js';
-import { bundleProfile, fetchProfile, installBundle, verifyModels } from '../../scripts/models/tool.js';
+import { loadManifest } from '../../src/platform/models/manifest.js';
+import { bundleProfile, fetchProfile, installBundle, verifyModels } from '../../src/cli/model-commands.js';
 import { startFileServer, type FileServer } from '../helpers/file-server.js';
 
 const MODEL = Buffer.from('GGUF'.repeat(50_000)); // 200 kB stand-in for a model file
@@ -156,6 +156,26 @@ describe('models:bundle, models:install and models:verify', () => {
     const report = await verifyModels(ctx, 'small');
     expect(report.ok).toBe(false);
     expect(report.lines).toEqual(['MISSING  model.gguf', `MISMATCH vocab.bin ${sha256(Buffer.from('tampered'))}`]);
+  });
+
+  it('reports a file the manifest and SHA256SUMS disagree about as a conflict, by the rule the gateway applies', async () => {
+    const ctx = await context();
+    await fetchProfile(ctx, 'small');
+    await writeFile(join(ctx.modelsDir, 'SHA256SUMS'), `${'e'.repeat(64)}  model.gguf\n${sha256(VOCAB)}  vocab.bin\n`);
+    const report = await verifyModels(ctx, 'small');
+    expect(report.ok).toBe(false);
+    expect(report.lines[0]).toMatch(/^CONFLICT model\.gguf: .*manifest\.json vouches for sha256 .*, but .*SHA256SUMS for eeeeeeeeeeee…/);
+    expect(report.lines[1]).toBe(`ok       vocab.bin ${sha256(VOCAB)}`);
+  });
+
+  it('refuses a bundle whose checksums disagree with the manifest, installing nothing', async () => {
+    const ctx = await context();
+    await fetchProfile(ctx, 'small');
+    const bundle = join(dir, 'bundle.tar');
+    await bundleProfile(ctx, 'small', bundle);
+    const site = { ...(await context({ sha256: 'd'.repeat(64) })), modelsDir: join(dir, 'air-gapped') };
+    await expect(installBundle(site, bundle)).rejects.toThrow(/model\.gguf: .*vouches for sha256 dddddddddddd…/);
+    expect(existsSync(join(site.modelsDir, 'model.gguf'))).toBe(false);
   });
 
   it('refuses to bundle a file that no longer matches the manifest', async () => {

@@ -10,7 +10,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { checkExpectedHash, hashFile, type ExpectedHash } from '../model-version.js';
+import { sha256OfFile } from '../../platform/models/checksums.js';
+import { checkExpectedHash, type ExpectedHash } from '../../platform/models/trust.js';
 
 export interface LanguageFiles {
   /** lang code → absolute path of its traineddata (gzipped or not; tesseract.js sniffs gzip). */
@@ -112,7 +113,7 @@ export async function languagesVersion(
 ): Promise<LanguagesVersion> {
   const files = await Promise.all(
     [...languages.files.values()].map(async (path) => {
-      const sha256 = await hashFile(path);
+      const sha256 = await sha256OfFile(path);
       return { label: `${basename(path)}@${sha256.slice(0, 12)}`, verified: checkExpectedHash(path, sha256, expectedHash?.(path)) };
     }),
   );

@@ -1,35 +1,22 @@
 /**
- * Model files for connected and air-gapped sites:
- *
- *   npm run models:fetch -- --profile gpu          download a profile's files into MODELS_DIR (connected machine)
- *   npm run models:bundle -- --profile gpu         one tar with the files, SHA256SUMS and the manifest
- *   npm run models:install -- models-gpu.tar       unpack into MODELS_DIR, every file checked first
- *   npm run models:verify [-- --profile gpu]       hash every model file in MODELS_DIR against its checksum
- *
- * Options: --manifest <path> (default models/manifest.json), --models-dir <dir> (default
- * $MODELS_DIR or ./models), --out <file> (bundle).
+ * What the models command does (models.ts parses its arguments): fetch a profile's files on a
+ * connected machine, bundle them with their checksums, install a bundle inside the air-gapped
+ * site, verify what is installed. Every file is checked by the rule the gateway applies when it
+ * loads it (platform/models/trust.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
-import { download } from './download.js';
-import {
-  CHECKSUMS_FILE,
-  expectedHash,
-  loadManifest,
-  profileModels,
-  readChecksums,
-  sha256OfFile,
-  writeChecksums,
-  type Manifest,
-  type ModelEntry,
-} from './manifest.js';
+import { promisify } from 'node:util';
+import { CHECKSUMS_FILE, readChecksums, sha256OfFile, writeChecksums } from '../platform/models/checksums.js';
+import { download } from '../platform/models/download.js';
+import { profileModels, type Manifest, type ModelEntry } from '../platform/models/manifest.js';
+import { ModelTrustConflict, vouchedHash } from '../platform/models/trust.js';
 
 const run = promisify(execFile);
 
-interface Context {
+export interface Context {
   manifest: Manifest;
   manifestPath: string;
   modelsDir: string;
@@ -50,12 +37,22 @@ function progressBar(file: string) {
   };
 }
 
+/** The hash `file` must have, from the manifest's entry and the checksums recorded in `sumsDir`. */
+function expectedHash(context: Context, entry: ModelEntry | undefined, file: string, sums: Map<string, string>, sumsDir: string) {
+  const recorded = sums.get(file);
+  return vouchedHash(
+    file,
+    entry?.sha256 ? { sha256: entry.sha256, source: context.manifestPath } : undefined,
+    recorded ? { sha256: recorded, source: join(sumsDir, CHECKSUMS_FILE) } : undefined,
+  )?.sha256;
+}
+
 export async function fetchProfile(context: Context, profile: string): Promise<void> {
   await mkdir(context.modelsDir, { recursive: true });
   const sums = await readChecksums(context.modelsDir);
   for (const entry of profileModels(context.manifest, profile)) {
     const dest = join(context.modelsDir, entry.file);
-    const expected = expectedHash(entry, entry.file, sums);
+    const expected = expectedHash(context, entry, entry.file, sums, context.modelsDir);
     if (existsSync(dest) && expected && (await sha256OfFile(dest)) === expected) {
       context.log(`${entry.file}: present and verified`);
       continue;
@@ -83,7 +80,7 @@ export async function bundleProfile(context: Context, profile: string, out: stri
     const path = join(context.modelsDir, entry.file);
     if (!existsSync(path)) throw new Error(`${entry.file} is not in ${context.modelsDir}; run models:fetch -- --profile ${profile} first`);
     const actual = await sha256OfFile(path);
-    const expected = expectedHash(entry, entry.file, sums);
+    const expected = expectedHash(context, entry, entry.file, sums, context.modelsDir);
     if (expected && actual !== expected) throw new Error(`${entry.file} does not match its checksum; fetch it again`);
     bundled.set(entry.file, actual);
   }
@@ -111,7 +108,7 @@ export async function installBundle(context: Context, bundle: string): Promise<v
     for (const [file, sha256] of sums) {
       const entry = context.manifest.models.find((m) => m.file === file);
       if (!/^[\w][\w.+-]*$/.test(file)) throw new Error(`${bundle}: refusing the file name ${JSON.stringify(file)}`);
-      if (entry?.sha256 && entry.sha256 !== sha256) throw new Error(`${file}: the bundle's checksum differs from the manifest's`);
+      expectedHash(context, entry, file, sums, bundle);
       if ((await sha256OfFile(join(staging, file))) !== sha256) throw new Error(`${file}: damaged in transfer (sha256 mismatch); nothing was installed`);
     }
     for (const [file, sha256] of sums) {
@@ -145,7 +142,15 @@ export async function verifyModels(context: Context, profile?: string): Promise<
       lines.push(`${required ? 'MISSING ' : 'absent  '} ${file}`);
       continue;
     }
-    const expected = expectedHash(entry, file, sums);
+    let expected: string | undefined;
+    try {
+      expected = expectedHash(context, entry, file, sums, context.modelsDir);
+    } catch (error) {
+      if (!(error instanceof ModelTrustConflict)) throw error;
+      ok = false;
+      lines.push(`CONFLICT ${error.message}`);
+      continue;
+    }
     const actual = await sha256OfFile(join(context.modelsDir, file));
     const verdict = expected === undefined ? 'UNKNOWN ' : actual === expected ? 'ok      ' : 'MISMATCH';
     ok &&= verdict === 'ok      ';
@@ -154,51 +159,3 @@ export async function verifyModels(context: Context, profile?: string): Promise<
   return { ok, lines };
 }
 
-async function main(): Promise<void> {
-  const [command, ...rest] = process.argv.slice(2);
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      profile: { type: 'string' },
-      manifest: { type: 'string', default: 'models/manifest.json' },
-      'models-dir': { type: 'string', default: process.env.MODELS_DIR || './models' },
-      out: { type: 'string' },
-    },
-  });
-  const context: Context = {
-    manifest: await loadManifest(values.manifest),
-    manifestPath: values.manifest,
-    modelsDir: values['models-dir'],
-    log: (line) => console.log(line),
-  };
-  const profile = () => values.profile ?? fail('give --profile (one of the manifest\'s profiles)');
-  switch (command) {
-    case 'fetch':
-      return fetchProfile(context, profile());
-    case 'bundle':
-      return bundleProfile(context, profile(), values.out ?? `models-${profile()}.tar`);
-    case 'install':
-      return installBundle(context, positionals[0] ?? fail('give the bundle: npm run models:install -- <bundle.tar>'));
-    case 'verify': {
-      const report = await verifyModels(context, values.profile);
-      for (const line of report.lines) console.log(line);
-      if (report.lines.length === 0) console.log(`no file of the manifest or of ${CHECKSUMS_FILE} in ${context.modelsDir}`);
-      if (!report.ok) process.exitCode = 1;
-      return;
-    }
-    default:
-      fail('usage: tool.ts fetch|bundle|install|verify [--profile p] [--manifest f] [--models-dir d] [--out f] [bundle.tar]');
-  }
-}
-
-function fail(message: string): never {
-  throw new Error(message);
-}
-
-if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
-  main().catch((error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exit(1);
-  });
-}

@@ -9,7 +9,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
-import { sha256OfFile } from './manifest.js';
+import { sha256OfFile } from './checksums.js';
 
 const MAX_REDIRECTS = 5;
 
