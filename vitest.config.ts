@@ -6,5 +6,7 @@ export default defineConfig({
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // The default summary, then every skipped suite with its reason (test/support/tools.ts).
+    reporters: ['default', './test/support/skip-reporter.ts'],
   },
 });

@@ -12,7 +12,7 @@
  * directly with the judge prompt, grammar and token budget that request makes, and the cached
  * path's req/s.
  *
- * The model is written by scripts/models/make-test-model.ts (no download): real dimensions,
+ * The model is written by test/support/models/make-test-model.ts (no download): real dimensions,
  * random weights, real Qwen2 tokenizer. Its output is gibberish, but greedy decoding makes both
  * sides produce the same tokens, and the JSON-schema grammar keeps it valid JSON. With random
  * weights nearly every sampled token breaks the grammar, so node-llama-cpp re-applies the
@@ -39,7 +39,8 @@ import { grammarSchemaFor } from '../src/engines/llm/json-schema.js';
 import type { ChatMessage } from '../src/engines/types.js';
 import { judgeAnswer, judgeMessages, MAX_QUOTE_CHARS } from '../src/operations/speech-process/prompts.js';
 import { startEvalGateway } from './eval-speech.js';
-import { ensureTestModel, SHAPES, type ShapeName, type WeightType } from './models/make-test-model.js';
+import { ensureTestModel, SHAPES, type ShapeName, type WeightType } from '../test/support/models/make-test-model.js';
+import { readyStatus } from '../src/engines/readiness.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -134,8 +135,7 @@ async function startEngine(modelPath: string, concurrency: number) {
   const startedAt = performance.now();
   await engine.start();
   const loadMs = performance.now() - startedAt;
-  const status = engine.status();
-  if (status.state !== 'ready') throw new Error(`engine not ready: ${status.reason}`);
+  const status = await readyStatus('llm', () => engine.status(), 0);
   const signal = new AbortController().signal;
   const request = async (): Promise<Sample> => {
     const t = performance.now();

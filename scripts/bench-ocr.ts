@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { promisify } from 'node:util';
 import { runAtMost } from '../src/platform/concurrency.js';
-import { groundTruth, OCR_FIXTURES } from '../test/helpers/ocr-fixtures.js';
-import { characterErrorRate, pct, startOcrGateway } from './ocr/harness.js';
+import { groundTruth, OCR_FIXTURES } from '../test/support/ocr-fixtures.js';
+import { characterErrorRate, pct, startOcrGateway } from '../test/support/eval-gateway.js';
 
 const run = promisify(execFile);
 const PAGES = ['report1.png', 'report2.png', 'report3.png', 'report1-noisy.jpg'];

@@ -1,5 +1,5 @@
 /**
- * Accuracy and speed of the ASR engine on the real recordings in ../shared/testdata/audio: CER for
+ * Accuracy and speed of the ASR engine on the real recordings in test/fixtures/audio: CER for
  * Mandarin, WER for English (corpus rates: total edits over total reference length), and the
  * real-time factor (wall time of ffmpeg + whisper-cli over the audio's duration).
  *
@@ -15,9 +15,10 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/index.js';
 import { WhisperEngine } from '../src/engines/asr/index.js';
-import { AUDIO_FIXTURES, loadRecordings, type Recording } from '../test/helpers/audio.js';
-import { countErrors, errorRate, type ErrorCount } from './asr-metrics.js';
-import { ensureWhisperTestModel, isRandomWhisperModel } from './models/whisper-model.js';
+import { AUDIO_FIXTURES, loadRecordings, type Recording } from '../test/support/audio.js';
+import { countErrors, errorRate, type ErrorCount } from '../test/support/error-rates.js';
+import { ensureWhisperTestModel, isRandomWhisperModel } from '../test/support/models/whisper-model.js';
+import { readyStatus } from '../src/engines/readiness.js';
 
 const { values: args } = parseArgs({
   options: { model: { type: 'string' }, threads: { type: 'string' }, beam: { type: 'string' } },
@@ -48,8 +49,7 @@ interface Outcome {
 async function evaluate(modelPath: string, language: 'zh' | 'en', recordings: Recording[]): Promise<Outcome[]> {
   const engine = new WhisperEngine({ settings: { ...base.asr, language }, modelPath });
   await engine.start();
-  const status = engine.status();
-  if (status.state !== 'ready') throw new Error(`the ASR engine is ${status.state}: ${status.reason}`);
+  await readyStatus('asr', () => engine.status(), 0);
   const outcomes: Outcome[] = [];
   for (const recording of recordings) {
     const started = performance.now();

@@ -1,6 +1,6 @@
 /**
  * De-identification quality through the real case-file-process route. Each file (the project's
- * fixtures in test/fixtures/deid, and the real blood-test photos in ../shared/testdata/ocr) is
+ * fixtures in test/fixtures/deid, and the real blood-test photos in test/fixtures/photos) is
  * de-identified, downloaded, and both input and output are read by the native tesseract CLI (an
  * independent reader, not the gateway's OCR). A planted personal string readable in the input
  * and still readable in the output is a leak; a clinical phrase readable in the input and no
@@ -17,9 +17,9 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAtMost } from '../src/platform/concurrency.js';
-import { deidCases, type DeidCase } from '../test/helpers/deid-fixtures.js';
-import { comparable, deidentify, formatOf, isPdf, leftoverMetadata, mask, pageCount, readableIn, readIndependently, textLayerChars } from './deid/harness.js';
-import { pct, startOcrGateway, type OcrGateway } from './ocr/harness.js';
+import { deidCases, type DeidCase } from '../test/support/deid-fixtures.js';
+import { comparable, deidentify, formatOf, isPdf, leftoverMetadata, mask, pageCount, readableIn, readIndependently, textLayerChars } from '../test/support/independent-reader.js';
+import { pct, startOcrGateway, type OcrGateway } from '../test/support/eval-gateway.js';
 
 interface FileReport {
   file: string;

@@ -1,16 +1,17 @@
 /**
  * OCR quality through the real case-ocr route: character error rate per file (the project's
- * rendered fixtures with full ground truth, and the real photos in ../shared/testdata/ocr where
- * their README gives the text) and patient_info field accuracy. Prints figures only, never the
+ * rendered fixtures with full ground truth, and the real photos of test/fixtures/photos where
+ * their ground truth gives the text), key strings read, and patient_info field accuracy. Prints figures only, never the
  * recognised text (the photos show real names).
  *
  *   npm run eval:ocr [-- --workers 2] [-- --only report1]
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { groundTruth, OCR_FIXTURES } from '../test/helpers/ocr-fixtures.js';
-import { characterErrorRate, pct, startOcrGateway } from './ocr/harness.js';
+import { groundTruth, OCR_FIXTURES } from '../test/support/ocr-fixtures.js';
+import { characterErrorRate, pct, startOcrGateway } from '../test/support/eval-gateway.js';
+import { fixturePath } from '../test/support/paths.js';
+import { photoTruth } from '../test/support/photos.js';
 
 type Info = { name: string | null; age: string | null; cancer_type: string | null; stage: string | null };
 
@@ -23,23 +24,20 @@ interface EvalCase {
   patient_info?: Info;
 }
 
-const SHARED_OCR = '../shared/testdata/ocr';
-const BLOOD_TEST: Pick<EvalCase, 'mustRead' | 'patient_info'> = {
-  mustRead: ['独墅湖科教创新区医院化验报告单', '血常规', '孟丁', '90051065', '白细胞计数', '3.86', '血红蛋白', '122', '血小板计数', '171', '儿科', '2016-08-24'],
-  patient_info: { name: '孟丁', age: '2', cancer_type: null, stage: null },
-};
+/** The real photos: whole text for the one-line crops, key strings (personal and clinical) for the report. */
+function photoCases(): EvalCase[] {
+  return Object.entries(photoTruth()).flatMap(([file, truth]): EvalCase[] => {
+    const path = fixturePath('photos', file);
+    if (truth.text !== undefined) return [{ path, text: truth.text }];
+    const mustRead = [...(truth.firstLine ? [truth.firstLine] : []), ...(truth.personal ?? []), ...(truth.clinical ?? [])];
+    if (mustRead.length === 0) return [];
+    return [{ path, mustRead, ...(truth.patient_info ? { patient_info: truth.patient_info } : {}) }];
+  });
+}
 
 function cases(): EvalCase[] {
   const fixtures = Object.entries(groundTruth()).map(([file, truth]) => ({ path: join(OCR_FIXTURES, file), ...truth }));
-  const real: EvalCase[] = [
-    { path: 'rapidocr_text_rec.jpg', text: '韩国小馆' },
-    { path: 'rapidocr_text_cls.jpg', text: '怪我咯' },
-    { path: 'rapidocr_test_without_det.jpg', text: '在中国作家协会第三届儿童文学' },
-    { path: 'rapidocr_ch_en_num.jpg', mustRead: ['正品促销'] },
-    { path: 'np2016_bloodtestreport2.jpg', ...BLOOD_TEST },
-    { path: 'np2016_bloodtestreport1.jpg', ...BLOOD_TEST },
-  ].map((c) => ({ ...c, path: join(SHARED_OCR, c.path) }));
-  return [...fixtures, ...real.filter((c) => existsSync(c.path))];
+  return [...fixtures, ...photoCases()];
 }
 
 const FIELDS = ['name', 'age', 'cancer_type', 'stage'] as const;
@@ -68,7 +66,7 @@ async function main(): Promise<void> {
         right.forEach((f) => fieldRight[f]++);
         fields = `${right.length}/4`;
       }
-      console.log(c.path.padEnd(48), (cer === undefined ? '' : pct(cer)).padStart(7), read.padStart(7), fields.padStart(7), ms.toFixed(0).padStart(7));
+      console.log(basename(c.path).padEnd(48), (cer === undefined ? '' : pct(cer)).padStart(7), read.padStart(7), fields.padStart(7), ms.toFixed(0).padStart(7));
     }
     const mean = cers.reduce((a, b) => a + b, 0) / Math.max(1, cers.length);
     console.log(`\nmean CER over ${cers.length} files with full text: ${pct(mean)}`);

@@ -13,6 +13,8 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
 import type { SpeechProcessRequest, SpeechProcessResponse } from '../src/contract/speech.js';
 import { createLogger } from '../src/platform/logger.js';
+import { fixturePath } from '../test/support/paths.js';
+import { readyStatus } from '../src/engines/readiness.js';
 
 export interface SpeechCase {
   id: string;
@@ -72,7 +74,7 @@ export async function evaluateCase(app: FastifyInstance, testCase: SpeechCase): 
   return outcome;
 }
 
-export async function loadSpeechCases(path = 'test/fixtures/speech/cases.json'): Promise<SpeechCase[]> {
+export async function loadSpeechCases(path = fixturePath('speech', 'cases.json')): Promise<SpeechCase[]> {
   return JSON.parse(await readFile(path, 'utf8')) as SpeechCase[];
 }
 
@@ -81,13 +83,7 @@ export async function startEvalGateway(modelPath: string, env: Record<string, st
   const dataDir = await mkdtemp(join(tmpdir(), 'eval-speech-'));
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn', ...env, LLM_MODEL: resolve(modelPath), DATA_DIR: dataDir, PORT: '0' });
   const app = await buildApp({ config, logger: createLogger(config.server.logLevel) });
-  const deadline = Date.now() + 10 * 60_000;
-  for (;;) {
-    const status = app.engineStatus('llm');
-    if (status.state === 'ready') break;
-    if (Date.now() > deadline) throw new Error(`the LLM did not become ready: ${status.state} ${status.reason ?? ''}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await readyStatus('llm', () => app.engineStatus('llm'), 10 * 60_000);
   return {
     app,
     close: async () => {

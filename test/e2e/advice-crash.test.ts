@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureTestModel } from '../../scripts/models/make-test-model.js';
-import { postJson } from '../helpers/gateway.js';
-import { NEUTRAL_GATEWAY_ENV, REPO_ROOT, freePort, spawnFromSource } from '../helpers/processes.js';
+import { ensureTestModel } from '../support/models/make-test-model.js';
+import { postJson } from '../support/gateway.js';
+import { NEUTRAL_GATEWAY_ENV, freePort, spawnFromSource } from '../support/processes.js';
+import { TEST_MODELS_DIR } from '../support/paths.js';
 
 const SECRET = 'crash-test-secret-0123456789';
 const JOBS_PER_ROUND = 3;
@@ -25,7 +26,7 @@ const children = new Set<ChildProcess>();
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'advice-crash-'));
-  model = basename((await ensureTestModel({ modelsDir: join(REPO_ROOT, 'models') })).path);
+  model = basename((await ensureTestModel({ modelsDir: TEST_MODELS_DIR })).path);
 });
 
 afterAll(async () => {
@@ -74,7 +75,7 @@ const startGateway = (port: number, receiverPort: number) =>
       HOST: '127.0.0.1',
       PORT: String(port),
       DATA_DIR: join(dir, 'gateway'),
-      MODELS_DIR: join(REPO_ROOT, 'models'),
+      MODELS_DIR: TEST_MODELS_DIR,
       LLM_MODEL: model,
       LLM_THREADS: '1',
       LLM_PARALLEL: '2',

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { VALID_BODIES } from '../helpers/gateway.js';
-import { NEUTRAL_GATEWAY_ENV, freePort, spawnFromSource } from '../helpers/processes.js';
+import { VALID_BODIES } from '../support/gateway.js';
+import { NEUTRAL_GATEWAY_ENV, freePort, spawnFromSource } from '../support/processes.js';
 
 const READY_WITHIN_MS = 15_000;
 

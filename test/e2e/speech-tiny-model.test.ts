@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTestModel } from '../../scripts/models/make-test-model.js';
+import { ensureTestModel } from '../support/models/make-test-model.js';
 import { evaluateCase, loadSpeechCases, startEvalGateway, type SpeechCase } from '../../scripts/eval-speech.js';
+import { TEST_MODELS_DIR } from '../support/paths.js';
 
 /**
  * The real path end to end: node-llama-cpp loads a random-weight model in its child process,
@@ -12,7 +13,7 @@ describe('speech-process on the tiny random-weight model, through HTTP', () => {
   let cases: SpeechCase[];
 
   beforeAll(async () => {
-    const model = await ensureTestModel({ modelsDir: 'models' });
+    const model = await ensureTestModel({ modelsDir: TEST_MODELS_DIR });
     gateway = await startEvalGateway(model.path, { LLM_THREADS: '1', LLM_PARALLEL: '2' });
     cases = await loadSpeechCases();
   }, 120_000);

@@ -2,14 +2,16 @@ import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTestModel } from '../../scripts/models/make-test-model.js';
+import { ensureTestModel } from '../support/models/make-test-model.js';
 import { loadConfig } from '../../src/config/index.js';
 import { expectedHashOf } from '../../src/engines/model-trust.js';
 import { parseChecksums } from '../../src/platform/models/checksums.js';
 import { ModelTrustConflict } from '../../src/platform/models/trust.js';
 import { checkExpectedHash } from '../../src/engines/model-version.js';
 import { formatEngineReport } from '../../src/engines/report.js';
-import { startGateway } from '../helpers/gateway.js';
+import { startGateway } from '../support/gateway.js';
+import { TEST_MODELS_DIR } from '../support/paths.js';
+import { settledStatus } from '../../src/engines/readiness.js';
 
 let dir: string;
 let sha256: string;
@@ -17,7 +19,7 @@ const A = 'a'.repeat(64);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'model-trust-'));
-  const model = await ensureTestModel({ modelsDir: 'models' });
+  const model = await ensureTestModel({ modelsDir: TEST_MODELS_DIR });
   sha256 = model.sha256;
   await copyFile(model.path, join(dir, 'tiny.gguf'));
 });
@@ -85,8 +87,7 @@ describe('the LLM engine checks its model', () => {
       LLM_THREADS: '1',
       ...env,
     });
-    const deadline = Date.now() + 30_000;
-    while (gateway.app.engineStatus('llm').state === 'starting' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await settledStatus(() => gateway.app.engineStatus('llm'), 30_000);
     return gateway;
   };
 

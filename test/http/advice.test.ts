@@ -12,9 +12,9 @@ import { createLogger } from '../../src/platform/logger.js';
 import { openDatabase } from '../../src/platform/store/database.js';
 import { buildReceiverApp } from '../../src/receiver/app.js';
 import { RECEIVER_MIGRATIONS } from '../../src/receiver/store.js';
-import { startFileServer } from '../helpers/file-server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { ScriptedLlmEngine, enginesWith, type ScriptedAnswer } from '../helpers/test-engines.js';
+import { startFileServer } from '../support/file-server.js';
+import { startGateway, type TestGateway } from '../support/gateway.js';
+import { ScriptedLlmEngine, enginesWith, type ScriptedAnswer } from '../support/test-engines.js';
 
 const PATH = '/ai/v1/report-advice-draft';
 const SECRET = 'advice-test-secret-0123456789';

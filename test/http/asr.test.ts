@@ -2,8 +2,8 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWhisperTestModel } from '../../scripts/models/whisper-model.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ensureWhisperTestModel } from '../support/models/whisper-model.js';
 import { silentPcmWav } from '../../src/engines/asr/wav.js';
 import {
   AUDIO_FIXTURES,
@@ -14,24 +14,23 @@ import {
   writeLongRecording,
   ffmpegConvert,
   loadRecordings,
-  settledStatus,
   writeAmrFile,
   type Recording,
-} from '../helpers/audio.js';
-import { startFileServer, PNG_BYTES, type FileServer } from '../helpers/file-server.js';
-import { baseUrl, postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { enginesWithAsr } from '../helpers/test-engines.js';
+} from '../support/audio.js';
+import { startFileServer, PNG_BYTES, type FileServer } from '../support/file-server.js';
+import { baseUrl, postJson, startGateway, type TestGateway } from '../support/gateway.js';
+import { enginesWithAsr } from '../support/test-engines.js';
 import { loadConfig } from '../../src/config/index.js';
 import { WhisperEngine } from '../../src/engines/asr/index.js';
+import { TEST_MODELS_DIR } from '../support/paths.js';
+import { describeWithTools } from '../support/tools.js';
+import { readyStatus, settledStatus } from '../../src/engines/readiness.js';
 
 /**
  * AI-7 end to end on the real path: safe fetch → ffmpeg → whisper-cli (built by
  * npm run setup:whisper) → JSON parser, with the random-weight tiny model. Its words are noise;
  * what must hold are the contract's invariants, on every recording and every container.
  */
-const missing = await asrToolsMissing();
-if (missing) console.error(`skipping the real ASR tests: ${missing}`);
-
 interface AsrBody {
   text: string;
   segments: Array<{ start_ms: number; end_ms: number; text: string }>;
@@ -55,7 +54,7 @@ function expectInvariants(body: AsrBody, seconds: number): void {
   expect(body.text).not.toMatch(/\p{Script=Han}\s+\p{Script=Han}/u);
 }
 
-describe.skipIf(missing !== null)('POST /ai/v1/asr with whisper.cpp and the random tiny model', () => {
+describeWithTools('POST /ai/v1/asr with whisper.cpp and the random tiny model', await asrToolsMissing(), () => {
   let dir: string;
   let files: FileServer;
   let gateway: TestGateway;
@@ -64,7 +63,7 @@ describe.skipIf(missing !== null)('POST /ai/v1/asr with whisper.cpp and the rand
   const sourceSeconds = 4.28;
 
   const gatewayFor = async (env: Record<string, string> = {}) => {
-    const model = await ensureWhisperTestModel({ modelsDir: 'models' });
+    const model = await ensureWhisperTestModel({ modelsDir: TEST_MODELS_DIR });
     const started = await startGateway(
       {
         MODELS_DIR: dirname(model.path),
@@ -76,8 +75,7 @@ describe.skipIf(missing !== null)('POST /ai/v1/asr with whisper.cpp and the rand
       },
       { listen: true },
     );
-    const status = await settledStatus(() => started.app.engineStatus('asr'));
-    if (status.state !== 'ready') throw new Error(`the ASR engine did not start: ${status.reason}`);
+    await readyStatus('asr', () => started.app.engineStatus('asr'), 60_000);
     return started;
   };
 
@@ -196,12 +194,12 @@ describe.skipIf(missing !== null)('POST /ai/v1/asr with whisper.cpp and the rand
     const pids: number[] = [];
     const engine = new WhisperEngine({
       settings: loadConfig(FAST_ASR_ENV).asr,
-      modelPath: (await ensureWhisperTestModel({ modelsDir: 'models' })).path,
+      modelPath: (await ensureWhisperTestModel({ modelsDir: TEST_MODELS_DIR })).path,
       onWhisperSpawn: (pid) => pids.push(pid),
     });
     const watched = await startGateway({ FETCH_ALLOW_LOOPBACK: 'true' }, { engines: enginesWithAsr(engine), listen: true });
     try {
-      await settledStatus(() => engine.status());
+      await settledStatus(() => engine.status(), 60_000);
       const client = new AbortController();
       const request = postJson(`${baseUrl(watched.app)}/ai/v1/asr`, { request_id: 'gone', voice_url: files.url('/converted/long.flac') }, client.signal);
       request.catch(() => undefined);

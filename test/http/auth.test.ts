@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenMatches } from '../../src/http/auth.js';
 import { createHash } from 'node:crypto';
-import { OPERATION_PATHS, VALID_BODIES, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { OPERATION_PATHS, VALID_BODIES, startGateway, type TestGateway } from '../support/gateway.js';
 
 describe('with API_TOKENS set', () => {
   let gateway: TestGateway;

@@ -11,10 +11,11 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseFileProcessResponse } from '../../src/contract/case-files.js';
 import type { OcrEngine, OcrPage, RecognizeOptions } from '../../src/engines/types.js';
-import { startFileServer, type FileServer, fileReference, type FileReferenceBody } from '../helpers/file-server.js';
-import { OCR_START_WITHIN_MS, startGateway, startOcrGateway, type TestGateway, postFiles } from '../helpers/gateway.js';
-import { readFixture, toBmp } from '../helpers/ocr-fixtures.js';
-import { ScriptedLlmEngine, enginesWith } from '../helpers/test-engines.js';
+import { startFileServer, type FileServer, fileReference, type FileReferenceBody } from '../support/file-server.js';
+import { OCR_START_WITHIN_MS, startGateway, startOcrGateway, type TestGateway, postFiles } from '../support/gateway.js';
+import { readFixture, toBmp } from '../support/ocr-fixtures.js';
+import { ScriptedLlmEngine, enginesWith } from '../support/test-engines.js';
+import { fixturePath } from '../support/paths.js';
 
 const PATH = '/ai/v1/case-file-process';
 
@@ -148,7 +149,7 @@ describe('case-file-process with the real OCR engine', () => {
   }, 180_000);
 
   it('withholds the real phone photo of a blood-count report, whose names OCR cannot read', async () => {
-    served.set('photo-report.jpg', await readFile('../shared/testdata/ocr/np2016_bloodtestreport2.jpg'));
+    served.set('photo-report.jpg', await readFile(fixturePath('photos', 'np2016_bloodtestreport2.jpg')));
     const { status, json } = await post(gateway, [file(9, 'photo-report.jpg')]);
     expect(status).toBe(422);
     expect(json.error.kind).toBe('deidentification_failed');

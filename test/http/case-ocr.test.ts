@@ -7,10 +7,10 @@ import { caseOcrResponse } from '../../src/contract/case-files.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createOcrEngine, TesseractOcrEngine } from '../../src/engines/ocr/index.js';
 import { removeCjkSpaces } from '../../src/engines/ocr/layout.js';
-import { startFileServer, WAV_BYTES, type FileServer, fileReference, type FileReferenceBody } from '../helpers/file-server.js';
-import { OCR_ENV, OCR_START_WITHIN_MS, startOcrGateway, type TestGateway, postFiles } from '../helpers/gateway.js';
-import { groundTruth, readFixture } from '../helpers/ocr-fixtures.js';
-import { ScriptedLlmEngine, enginesWith } from '../helpers/test-engines.js';
+import { startFileServer, WAV_BYTES, type FileServer, fileReference, type FileReferenceBody } from '../support/file-server.js';
+import { OCR_ENV, OCR_START_WITHIN_MS, startOcrGateway, type TestGateway, postFiles } from '../support/gateway.js';
+import { groundTruth, readFixture } from '../support/ocr-fixtures.js';
+import { ScriptedLlmEngine, enginesWith } from '../support/test-engines.js';
 
 const PATH = '/ai/v1/case-ocr';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/contract/operations.js';
 import { LIMITS } from '../../src/contract/limits.js';
-import { OPERATION_PATHS, VALID_BODIES, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { OPERATION_PATHS, VALID_BODIES, startGateway, type TestGateway } from '../support/gateway.js';
 
 let gateway: TestGateway;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/contract/operations.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, type TestGateway } from '../support/gateway.js';
 
 let gateway: TestGateway;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl, postJson, startGateway, VALID_BODIES, type TestGateway } from '../helpers/gateway.js';
-import { FakeAsrEngine, enginesWithAsr } from '../helpers/test-engines.js';
-import { PNG_BYTES, WAV_BYTES, startFileServer, type FileServer } from '../helpers/file-server.js';
+import { baseUrl, postJson, startGateway, VALID_BODIES, type TestGateway } from '../support/gateway.js';
+import { FakeAsrEngine, enginesWithAsr } from '../support/test-engines.js';
+import { PNG_BYTES, WAV_BYTES, startFileServer, type FileServer } from '../support/file-server.js';
 
 const ASR = '/ai/v1/asr';
 let files: FileServer;

@@ -2,9 +2,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATION_PATHS, VALID_BODIES, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { FakeAsrEngine, enginesWithAsr } from '../helpers/test-engines.js';
-import { WAV_BYTES, startFileServer, type FileServer } from '../helpers/file-server.js';
+import { OPERATION_PATHS, VALID_BODIES, startGateway, type TestGateway } from '../support/gateway.js';
+import { FakeAsrEngine, enginesWithAsr } from '../support/test-engines.js';
+import { WAV_BYTES, startFileServer, type FileServer } from '../support/file-server.js';
 
 describe('/healthz and /readyz', () => {
   let modelsDir: string;

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { speechProcessResponse } from '../../src/contract/speech.js';
 import { GatewayError } from '../../src/errors.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { ScriptedLlmEngine, enginesWith, type ScriptedAnswer } from '../helpers/test-engines.js';
-import { readJudgePrompt, speechScript } from '../helpers/speech-script.js';
+import { startGateway, type TestGateway } from '../support/gateway.js';
+import { ScriptedLlmEngine, enginesWith, type ScriptedAnswer } from '../support/test-engines.js';
+import { readJudgePrompt, speechScript } from '../support/speech-script.js';
 
 const PATH = '/ai/v1/speech-process';
 const SPEECH = '嗯，我们看一下影像。右肺上叶见3.2厘米肿块，边缘有毛刺，纵隔4R区淋巴结肿大。分期的话，考虑cT2aN2M0，IIIA期。病理方面本科室无补充。';

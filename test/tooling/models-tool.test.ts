@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadManifest } from '../../src/platform/models/manifest.js';
 import { bundleProfile, fetchProfile, installBundle, verifyModels } from '../../src/cli/model-commands.js';
-import { startFileServer, type FileServer } from '../helpers/file-server.js';
+import { startFileServer, type FileServer } from '../support/file-server.js';
+import { REPO_ROOT } from '../support/paths.js';
 
 const MODEL = Buffer.from('GGUF'.repeat(50_000)); // 200 kB stand-in for a model file
 const VOCAB = Buffer.from('whisper'.repeat(1_000));
@@ -188,7 +189,7 @@ describe('models:bundle, models:install and models:verify', () => {
 
 describe('the shipped manifest', () => {
   it('is valid and names every profile the documentation promises', async () => {
-    const manifest = await loadManifest('models/manifest.json');
+    const manifest = await loadManifest(join(REPO_ROOT, 'models', 'manifest.json'));
     expect(Object.keys(manifest.profiles).sort()).toEqual(['cpu-small', 'gpu']);
     for (const model of manifest.models) expect(model.url).toMatch(/^https:\/\//);
   });

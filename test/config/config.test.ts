@@ -1,0 +1,360 @@
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, type LimiterSettings } from '../../src/config/index.js';
+import { REPO_ROOT } from '../support/paths.js';
+
+/** Runs loadConfig expecting a ConfigError and returns it. */
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig defaults', () => {
+  it('an empty environment gives the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config.server).toEqual({
+      host: '0.0.0.0',
+      port: 8080,
+      dataDir: './data',
+      publicBaseUrl: 'http://localhost:8080',
+      logLevel: 'info',
+      bodyLimitBytes: 2 * 1024 * 1024,
+      shutdownTimeoutMs: 30_000,
+    });
+    expect(config.models).toEqual({ dir: './models', verify: true, manifestPath: join(REPO_ROOT, 'models', 'manifest.json') });
+    expect(config.security).toEqual({ apiTokens: [], fileSigningSecret: undefined, fileUrlTtlSeconds: 86_400 });
+    expect(config.asr).toEqual({
+      model: undefined,
+      vadModel: undefined,
+      whisperBin: join(REPO_ROOT, '.build', 'whisper', 'bin', 'whisper-cli'),
+      ffmpegBin: 'ffmpeg',
+      language: 'zh',
+      maxRunning: 1,
+      threads: availableParallelism(),
+      beamSize: 5,
+      temperatureFallback: true,
+      maxAudioSeconds: 7200,
+      maxBytes: 200 * 1024 * 1024,
+      timeoutFactor: 2,
+      maxQueued: 16,
+      queueTimeoutMs: 300_000,
+    });
+    expect(config.llm).toEqual({
+      model: undefined,
+      parallel: 2,
+      threads: availableParallelism(),
+      gpu: 'auto',
+      gpuLayers: 'auto',
+      contextSize: 4096,
+      timeoutMs: 120_000,
+      maxRunning: 2,
+      maxQueued: 32,
+      queueTimeoutMs: 120_000,
+    });
+    expect(config.callback).toEqual({
+      baseUrl: undefined,
+      secret: undefined,
+      timeoutMs: 10_000,
+      retryBaseMs: 1_000,
+      retryMaxDelayMs: 3_600_000,
+      retryHorizonMs: 86_400_000,
+    });
+    expect(config.advice).toEqual({ concurrency: 1, draftAttempts: 3, timeoutMs: 600_000, retentionDays: 7 });
+    expect(config.fetch).toEqual({
+      allowHosts: [],
+      allowLoopback: false,
+      maxBytes: 50 * 1024 * 1024,
+      connectTimeoutMs: 5_000,
+      totalTimeoutMs: 60_000,
+    });
+  });
+
+  it('limiter defaults differ per engine', () => {
+    const config = loadConfig({});
+    const limiter = ({ maxRunning, maxQueued, queueTimeoutMs }: LimiterSettings) => ({ maxRunning, maxQueued, queueTimeoutMs });
+    expect(limiter(config.llm)).toEqual({ maxRunning: 2, maxQueued: 32, queueTimeoutMs: 120_000 });
+    expect(limiter(config.ocr)).toEqual({ maxRunning: availableParallelism(), maxQueued: 64, queueTimeoutMs: 120_000 });
+    expect(limiter(config.asr)).toEqual({ maxRunning: 1, maxQueued: 16, queueTimeoutMs: 300_000 });
+  });
+
+  it('PUBLIC_BASE_URL defaults to localhost on the configured PORT', () => {
+    expect(loadConfig({ PORT: '9123' }).server.publicBaseUrl).toBe('http://localhost:9123');
+  });
+
+  it('empty strings count as unset', () => {
+    const config = loadConfig({
+      HOST: '',
+      PORT: '',
+      MODELS_DIR: '',
+      DATA_DIR: '',
+      PUBLIC_BASE_URL: '',
+      CALLBACK_BASE_URL: '',
+      CALLBACK_SECRET: '',
+      FILE_SIGNING_SECRET: '',
+      API_TOKENS: '',
+      FETCH_ALLOW_LOOPBACK: '',
+      LOG_LEVEL: '',
+      LLM_MODEL: '',
+      WHISPER_MODEL: '',
+      LLM_MAX_RUNNING: '',
+      OCR_MAX_QUEUED: '',
+    });
+    expect(config).toEqual(loadConfig({}));
+  });
+
+  it('reads explicit values', () => {
+    const config = loadConfig({
+      HOST: '127.0.0.1',
+      PORT: '3000',
+      MODELS_DIR: '/opt/models',
+      DATA_DIR: '/var/lib/gateway',
+      LOG_LEVEL: 'debug',
+      SHUTDOWN_TIMEOUT_MS: '500',
+      LLM_MODEL: 'qwen.gguf',
+      WHISPER_MODEL: 'ggml-base.bin',
+      LLM_MAX_RUNNING: '4',
+      OCR_MAX_QUEUED: '0',
+      ASR_QUEUE_TIMEOUT_MS: '1000',
+    });
+    expect(config.server).toMatchObject({
+      host: '127.0.0.1',
+      port: 3000,
+      dataDir: '/var/lib/gateway',
+      logLevel: 'debug',
+      shutdownTimeoutMs: 500,
+      publicBaseUrl: 'http://localhost:3000',
+    });
+    expect(config.models.dir).toBe('/opt/models');
+    expect(config.llm.model).toBe('qwen.gguf');
+    expect(config.llm.maxRunning).toBe(4);
+    expect(config.ocr.maxQueued).toBe(0);
+    expect(config.asr.queueTimeoutMs).toBe(1000);
+    expect(config.asr.model).toBe('ggml-base.bin');
+  });
+
+  it('ASR_CONCURRENCY runs that many ASR jobs at once and splits the cores between them', () => {
+    const config = loadConfig({ ASR_CONCURRENCY: '2' });
+    expect(config.asr.maxRunning).toBe(2);
+    expect(config.asr.threads).toBe(Math.max(1, Math.floor(availableParallelism() / 2)));
+    expect(loadConfig({ ASR_CONCURRENCY: '2', ASR_THREADS: '3' }).asr.threads).toBe(3);
+  });
+
+  it('reads the ASR settings', () => {
+    const config = loadConfig({
+      WHISPER_BIN: '/opt/whisper/whisper-cli',
+      FFMPEG_BIN: '/usr/local/bin/ffmpeg',
+      WHISPER_VAD_MODEL: 'ggml-silero-v5.1.2.bin',
+      ASR_LANGUAGE: 'auto',
+      ASR_BEAM_SIZE: '1',
+      ASR_TEMPERATURE_FALLBACK: 'false',
+      ASR_MAX_AUDIO_SECONDS: '3600',
+      ASR_MAX_BYTES: '1000',
+      ASR_TIMEOUT_FACTOR: '0.5',
+    });
+    expect(config.asr).toMatchObject({
+      whisperBin: '/opt/whisper/whisper-cli',
+      ffmpegBin: '/usr/local/bin/ffmpeg',
+      vadModel: 'ggml-silero-v5.1.2.bin',
+      language: 'auto',
+      beamSize: 1,
+      temperatureFallback: false,
+      maxAudioSeconds: 3600,
+      timeoutFactor: 0.5,
+    });
+    expect(config.asr.maxBytes).toBe(1000);
+  });
+});
+
+describe('loadConfig parsing', () => {
+  it('API_TOKENS is a CSV list: spaces trimmed, empty items dropped', () => {
+    expect(loadConfig({ API_TOKENS: ' alpha , beta,,gamma ,' }).security.apiTokens).toEqual(['alpha', 'beta', 'gamma']);
+    expect(loadConfig({ API_TOKENS: 'single' }).security.apiTokens).toEqual(['single']);
+    expect(loadConfig({ API_TOKENS: ' , ,' }).security.apiTokens).toEqual([]);
+  });
+
+  it('FETCH_ALLOW_HOSTS is a CSV list: spaces trimmed, empty items dropped', () => {
+    expect(loadConfig({ FETCH_ALLOW_HOSTS: 'minio.local, 10.0.0.5 ,,files.internal' }).fetch.allowHosts).toEqual([
+      'minio.local',
+      '10.0.0.5',
+      'files.internal',
+    ]);
+  });
+
+  it.each([
+    ['true', true],
+    ['1', true],
+    ['false', false],
+    ['0', false],
+  ])('FETCH_ALLOW_LOOPBACK=%s is %s', (value, expected) => {
+    expect(loadConfig({ FETCH_ALLOW_LOOPBACK: value }).fetch.allowLoopback).toBe(expected);
+  });
+
+  it.each(['yes', 'TRUE', 'on'])('FETCH_ALLOW_LOOPBACK=%s is an error naming the variable', (value) => {
+    expect(configError({ FETCH_ALLOW_LOOPBACK: value }).message).toContain('FETCH_ALLOW_LOOPBACK');
+  });
+
+  it('trailing slashes are removed from PUBLIC_BASE_URL and CALLBACK_BASE_URL', () => {
+    const config = loadConfig({
+      PUBLIC_BASE_URL: 'https://gateway.example.org/',
+      CALLBACK_BASE_URL: 'http://mdt.example.org/api/callbacks//',
+    });
+    expect(config.server.publicBaseUrl).toBe('https://gateway.example.org');
+    expect(config.callback.baseUrl).toBe('http://mdt.example.org/api/callbacks');
+  });
+
+  it('ADVICE_CONCURRENCY defaults to half the LLM slots, at least one', () => {
+    expect(loadConfig({ LLM_PARALLEL: '8' }).advice.concurrency).toBe(4);
+    expect(loadConfig({ LLM_PARALLEL: '1' }).advice.concurrency).toBe(1);
+    expect(loadConfig({ LLM_PARALLEL: '8', ADVICE_CONCURRENCY: '8' }).advice.concurrency).toBe(8);
+  });
+
+  it('an explicit PUBLIC_BASE_URL wins over the PORT default', () => {
+    expect(loadConfig({ PORT: '9000', PUBLIC_BASE_URL: 'http://10.1.2.3:8443' }).server.publicBaseUrl).toBe('http://10.1.2.3:8443');
+  });
+
+  it('accepts secrets of the minimum length', () => {
+    const config = loadConfig({ CALLBACK_SECRET: 'c'.repeat(16), FILE_SIGNING_SECRET: 'f'.repeat(32) });
+    expect(config.callback.secret).toBe('c'.repeat(16));
+    expect(config.security.fileSigningSecret).toBe('f'.repeat(32));
+  });
+});
+
+describe('loadConfig rejects bad values with a ConfigError naming the variable', () => {
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '80.5'],
+    ['LOG_LEVEL', 'loud'],
+    ['PUBLIC_BASE_URL', 'ftp://x'],
+    ['PUBLIC_BASE_URL', 'not a url'],
+    ['CALLBACK_BASE_URL', 'ftp://x'],
+    ['CALLBACK_SECRET', 'c'.repeat(15)],
+    ['FILE_SIGNING_SECRET', 'f'.repeat(31)],
+    ['LLM_MAX_RUNNING', '0'],
+    ['OCR_MAX_QUEUED', '-1'],
+    ['ASR_QUEUE_TIMEOUT_MS', 'soon'],
+    ['ASR_LANGUAGE', 'chinese'],
+    ['ASR_CONCURRENCY', '0'],
+    ['ASR_BEAM_SIZE', '0'],
+    ['ASR_MAX_BYTES', '1e9'],
+    ['ASR_TIMEOUT_FACTOR', '-1'],
+    ['SHUTDOWN_TIMEOUT_MS', '0'],
+    ['BODY_LIMIT_BYTES', '-5'],
+  ])('%s=%s', (name, value) => {
+    const error = configError({ [name]: value });
+    expect(error.name).toBe('ConfigError');
+    expect(error.message).toContain(name);
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatch(new RegExp(`^${name}: `));
+  });
+
+  it('secrets that are too short say how long they must be', () => {
+    expect(configError({ CALLBACK_SECRET: 'short' }).message).toContain('at least 16 characters');
+    expect(configError({ FILE_SIGNING_SECRET: 'short' }).message).toContain('at least 32 characters');
+  });
+
+  it('several bad values are all named in one error', () => {
+    const error = configError({
+      PORT: 'abc',
+      LOG_LEVEL: 'loud',
+      PUBLIC_BASE_URL: 'ftp://x',
+      CALLBACK_SECRET: 'short',
+      LLM_MAX_RUNNING: '0',
+      OCR_MAX_QUEUED: '-1',
+    });
+    const named = ['PORT', 'LOG_LEVEL', 'PUBLIC_BASE_URL', 'CALLBACK_SECRET', 'LLM_MAX_RUNNING', 'OCR_MAX_QUEUED'];
+    for (const name of named) expect(error.message).toContain(name);
+    expect(error.problems.map((p) => p.split(':')[0]).sort()).toEqual([...named].sort());
+    expect(error.message.split('\n')[0]).toBe('invalid configuration:');
+  });
+
+  it('does not read process.env when an env object is passed', () => {
+    const previous = process.env.PORT;
+    process.env.PORT = 'abc';
+    try {
+      expect(loadConfig({}).server.port).toBe(8080);
+    } finally {
+      if (previous === undefined) delete process.env.PORT;
+      else process.env.PORT = previous;
+    }
+  });
+});
+
+describe('loadConfig reads numbers strictly', () => {
+  it('treats blank values as unset and trims values', () => {
+    const config = loadConfig({ PORT: '  ', OCR_MAX_QUEUED: ' ', HOST: ' 127.0.0.1 ' });
+    expect(config.server.port).toBe(8080);
+    expect(config.ocr.maxQueued).toBe(64);
+    expect(config.server.host).toBe('127.0.0.1');
+  });
+
+  it.each(['0x1F90', '1e3', '80.5', '+80', '8 080'])('refuses PORT=%s', (port) => {
+    expect(() => loadConfig({ PORT: port })).toThrow(/PORT/);
+  });
+});
+
+describe('LLM settings', () => {
+  it('runs as many LLM calls at once as the model has sequences unless LLM_MAX_RUNNING says otherwise', () => {
+    expect(loadConfig({ LLM_PARALLEL: '4' }).llm.maxRunning).toBe(4);
+    expect(loadConfig({ LLM_PARALLEL: '4', LLM_MAX_RUNNING: '3' }).llm.maxRunning).toBe(3);
+  });
+
+  it('reads GPU, layers, threads and context size', () => {
+    const { llm } = loadConfig({ LLM_GPU: 'cuda', LLM_GPU_LAYERS: '20', LLM_THREADS: '2', LLM_CONTEXT_SIZE: '8192' });
+    expect(llm).toMatchObject({ gpu: 'cuda', gpuLayers: 20, threads: 2, contextSize: 8192 });
+    expect(loadConfig({ LLM_GPU_LAYERS: 'max' }).llm.gpuLayers).toBe('max');
+  });
+
+  it.each([
+    ['LLM_GPU', 'metal'],
+    ['LLM_GPU_LAYERS', 'some'],
+    ['LLM_CONTEXT_SIZE', '100'],
+    ['LLM_PARALLEL', '0'],
+  ])('refuses %s=%s', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
+  });
+});
+
+describe('OCR settings', () => {
+  it('defaults to tesseract.js with one worker per core, chi_sim+eng from npm and bounded pages', () => {
+    expect(loadConfig({}).ocr).toEqual({
+      engine: 'tesseract',
+      workers: availableParallelism(),
+      langs: ['chi_sim', 'eng'],
+      tessdataDir: undefined,
+      workerMaxJobs: 200,
+      startTimeoutMs: 60_000,
+      maxPages: 100,
+      maxPagePixels: 50_000_000,
+      maxRunning: availableParallelism(),
+      maxQueued: 64,
+      queueTimeoutMs: 120_000,
+    });
+  });
+
+  it('runs as many pages at once as there are workers unless OCR_MAX_RUNNING says otherwise', () => {
+    expect(loadConfig({ OCR_WORKERS: '3' }).ocr.maxRunning).toBe(3);
+    expect(loadConfig({ OCR_WORKERS: '3', OCR_MAX_RUNNING: '1' }).ocr.maxRunning).toBe(1);
+  });
+
+  it('reads languages, a tessdata directory and the limits', () => {
+    const { ocr } = loadConfig({ OCR_LANGS: 'eng', OCR_TESSDATA_DIR: '/usr/share/tesseract-ocr/5/tessdata', OCR_MAX_PAGES: '5' });
+    expect(ocr).toMatchObject({ langs: ['eng'], tessdataDir: '/usr/share/tesseract-ocr/5/tessdata', maxPages: 5 });
+  });
+
+  it.each([
+    ['OCR_ENGINE', 'paddle'],
+    ['OCR_LANGS', 'chi_sim, eng'],
+    ['OCR_LANGS', '../etc'],
+    ['OCR_WORKERS', '0'],
+    ['OCR_MAX_PAGE_PIXELS', '1e6'],
+  ])('refuses %s=%s', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
+  });
+});

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { openDocument, type DocumentLimits } from '../../../src/engines/documents/index.js';
+import { removeCjkSpaces } from '../../../src/engines/ocr/layout.js';
+import { GatewayError } from '../../../src/errors.js';
+import { sniffMedia } from '../../../src/platform/fetch/index.js';
+import { WAV_BYTES } from '../../support/file-server.js';
+import { encryptedPdf, groundTruth, readFixture, toBmp } from '../../support/ocr-fixtures.js';
+
+const LIMITS: DocumentLimits = { maxPages: 10, maxPagePixels: 20_000_000 };
+
+function open(bytes: Buffer, limits = LIMITS) {
+  const media = sniffMedia(bytes);
+  if (!media) throw new Error('fixture not sniffed');
+  return openDocument(bytes, media, limits);
+}
+
+async function failure(work: Promise<unknown>): Promise<GatewayError> {
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(GatewayError);
+  return error as GatewayError;
+}
+
+describe('document pages', () => {
+  it.each(['report1.png', 'report1-rot90.jpg', 'report2.webp', 'report1-scanned.pdf'])(
+    '%s gives one greyscale PNG page for OCR, small scans upscaled',
+    async (file) => {
+      const document = await open(readFixture(file));
+      expect(document.pageCount).toBe(1);
+      const page = await document.page(0);
+      await document.close();
+      if (page.kind !== 'image') throw new Error('expected an image page');
+      expect(page.image.subarray(1, 4).toString('latin1')).toBe('PNG');
+      const { default: sharp } = await import('sharp');
+      const meta = await sharp(page.image).metadata();
+      expect(meta.channels).toBe(1);
+      expect(Math.max(meta.width!, meta.height!)).toBeGreaterThanOrEqual(2000);
+    },
+  );
+
+  it('reads a BMP (which libvips cannot) as the same picture', async () => {
+    const document = await open(await toBmp(readFixture('report2.png')));
+    const page = await document.page(0);
+    expect(page.kind).toBe('image');
+  });
+
+  it('gives each page of a multi-page TIFF', async () => {
+    const document = await open(readFixture('reports-2page.tiff'));
+    expect(document.pageCount).toBe(2);
+    const pages = await Promise.all([document.page(0), document.page(1)]);
+    expect(pages.map((page) => page.kind)).toEqual(['image', 'image']);
+    expect((pages[0] as { image: Buffer }).image.equals((pages[1] as { image: Buffer }).image)).toBe(false);
+  });
+
+  it('takes a PDF text layer as it is, with reading-order lines, no spaces between Chinese characters and boxes', async () => {
+    const document = await open(readFixture('report1-text.pdf'));
+    const page = await document.page(0);
+    await document.close();
+    if (page.kind !== 'text') throw new Error('expected the text layer');
+    const lines = groundTruth()['report1-text.pdf']!.text.split('\n');
+    expect(page.page.text).toBe(lines.map((line) => removeCjkSpaces(line.replace(/ +/g, ' '))).join('\n'));
+    expect(page.page.words.length).toBeGreaterThan(5);
+    for (const word of page.page.words) {
+      expect(word.box.x1).toBeGreaterThan(word.box.x0);
+      expect(word.box.y1).toBeGreaterThan(word.box.y0);
+      expect(word.box.x1).toBeLessThanOrEqual(page.page.width);
+      expect(word.box.y1).toBeLessThanOrEqual(page.page.height);
+    }
+  });
+
+  it('refuses a PDF with a password, clearly', async () => {
+    const error = await failure(open(encryptedPdf()));
+    expect(error.kind).toBe('invalid_request');
+    expect(error.message).toMatch(/encrypted/);
+  });
+
+  it.each([
+    ['a truncated PNG', () => readFixture('report1.png').subarray(0, 2000)],
+    ['a PDF header with nothing after it', () => Buffer.from('%PDF-1.7\n%%EOF\n')],
+  ])('refuses %s as corrupt', async (_name, bytes) => {
+    const error = await failure(open(bytes()).then((document) => document.page(0)));
+    expect(error.kind).toBe('invalid_request');
+    expect(error.message).toMatch(/could not be decoded/);
+  });
+
+  it('stops decompression bombs and long files at the configured limits', async () => {
+    const bomb = await failure(open(readFixture('report1.png'), { ...LIMITS, maxPagePixels: 100_000 }).then((d) => d.page(0)));
+    expect(bomb.kind).toBe('payload_too_large');
+    expect(bomb.message).toMatch(/OCR_MAX_PAGE_PIXELS/);
+    const bmpBomb = await failure(open(await toBmp(readFixture('report2.png')), { ...LIMITS, maxPagePixels: 100_000 }));
+    expect(bmpBomb.kind).toBe('payload_too_large');
+    const pages = await failure(open(readFixture('reports-2page.tiff'), { ...LIMITS, maxPages: 1 }));
+    expect(pages.kind).toBe('payload_too_large');
+    expect(pages.message).toMatch(/2 pages.*OCR_MAX_PAGES/);
+  });
+
+  it('refuses media that is not a document', async () => {
+    const error = await failure(open(WAV_BYTES));
+    expect(error.kind).toBe('unsupported_media');
+  });
+});

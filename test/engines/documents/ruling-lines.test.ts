@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { eraseRulingLines } from '../../../src/engines/documents/images.js';
+
+const WIDTH = 400;
+const HEIGHT = 300;
+
+function canvas(): Buffer {
+  return Buffer.alloc(WIDTH * HEIGHT, 255);
+}
+
+function fill(grey: Buffer, x0: number, y0: number, x1: number, y1: number): void {
+  for (let y = y0; y < y1; y++) grey.fill(0, y * WIDTH + x0, y * WIDTH + x1);
+}
+
+const darkIn = (grey: Buffer, x0: number, y0: number, x1: number, y1: number) => {
+  let dark = 0;
+  for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) if (grey[y * WIDTH + x]! < 128) dark++;
+  return dark;
+};
+
+describe('ruling lines', () => {
+  it('erases the borders of a table, crossings included, and keeps the strokes inside its cells', () => {
+    const grey = canvas();
+    for (const y of [20, 100, 180]) fill(grey, 20, y, 380, y + 3);
+    for (const x of [20, 200, 377]) fill(grey, x, 20, x + 3, 183);
+    fill(grey, 40, 50, 90, 54); // a character's stroke, 50 px
+    fill(grey, 60, 40, 64, 80);
+    const lines = darkIn(grey, 0, 0, WIDTH, 30) + darkIn(grey, 195, 0, 210, HEIGHT);
+    eraseRulingLines(grey, WIDTH, HEIGHT);
+    // At most the 3×3 px corners and crossings stay, where both lines are thick across.
+    expect(lines).toBeGreaterThan(1000);
+    expect(darkIn(grey, 0, 0, WIDTH, 30) + darkIn(grey, 195, 0, 210, HEIGHT)).toBeLessThanOrEqual(4 * 9);
+    expect(darkIn(grey, 40, 50, 90, 54)).toBe(50 * 4);
+    expect(darkIn(grey, 60, 40, 64, 80)).toBe(4 * 40);
+  });
+
+  it('keeps a shadow, dark on both sides, and aligned strokes of neighbouring characters', () => {
+    const grey = canvas();
+    fill(grey, 0, 200, WIDTH, 260); // a shadow across a photo
+    for (let x = 10; x < 340; x += 60) fill(grey, x, 120, x + 54, 124); // 一一一一…, 6 px apart
+    const before = darkIn(grey, 0, 0, WIDTH, HEIGHT);
+    eraseRulingLines(grey, WIDTH, HEIGHT);
+    expect(darkIn(grey, 0, 110, WIDTH, 130)).toBe(6 * 54 * 4);
+    expect(darkIn(grey, 0, 0, WIDTH, HEIGHT)).toBe(before);
+  });
+});

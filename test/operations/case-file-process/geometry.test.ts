@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import type { OcrPage, OcrWord } from '../../../src/engines/types.js';
+import { clamp, padded, toRaster } from '../../../src/operations/case-file-process/geometry.js';
+import { boxOfChars } from '../../../src/engines/ocr/layout.js';
+import { pageLines } from '../../../src/operations/case-file-process/lines.js';
+import { personalRegions, spanBox } from '../../../src/operations/case-file-process/locate.js';
+import { coveredShare } from '../../../src/operations/case-file-process/redact-page.js';
+
+const word = (text: string, x0: number, y0: number, x1: number, line: number, y1 = y0 + 40): OcrWord => ({
+  text,
+  confidence: 90,
+  box: { x0, y0, x1, y1 },
+  line,
+});
+
+const page = (words: OcrWord[], extra: Partial<OcrPage> = {}): OcrPage => ({
+  text: '',
+  words,
+  width: 1000,
+  height: 800,
+  confidence: 90,
+  rotation: 0,
+  deskewRadians: 0,
+  ...extra,
+});
+
+const raster = { width: 2000, height: 1600, readWidth: 1000, readHeight: 800 };
+
+describe('OCR frame to raster', () => {
+  it('scales from the reading to the raster', () => {
+    expect(toRaster({ x0: 10, y0: 20, x1: 30, y1: 40 }, page([]), raster)).toEqual({ x0: 20, y0: 40, x1: 60, y1: 80 });
+  });
+
+  it.each([
+    // The read page is 1000×800; turned 90° clockwise it is 800×1000 and its top-left corner is at the top right.
+    [90, { width: 800, height: 1000 }, { x0: 790, y0: 0, x1: 800, y1: 10 }, { x0: 0, y0: 0, x1: 20, y1: 20 }],
+    [180, { width: 1000, height: 800 }, { x0: 990, y0: 790, x1: 1000, y1: 800 }, { x0: 0, y0: 0, x1: 20, y1: 20 }],
+    [270, { width: 800, height: 1000 }, { x0: 0, y0: 990, x1: 10, y1: 1000 }, { x0: 0, y0: 0, x1: 20, y1: 20 }],
+  ] as const)('undoes a %i° turn', (rotation, size, turnedBox, expected) => {
+    expect(toRaster(turnedBox, page([], { rotation, ...size }), raster)).toEqual(expected);
+  });
+
+  it('undoes the deskew about the page centre (a corner box moves, the centre does not)', () => {
+    const skewed = page([], { deskewRadians: 0.05 });
+    const centre = toRaster({ x0: 495, y0: 395, x1: 505, y1: 405 }, skewed, { ...raster, width: 1000, height: 800 });
+    expect(centre.x0).toBeCloseTo(494.8, 0);
+    const corner = toRaster({ x0: 0, y0: 0, x1: 10, y1: 10 }, skewed, { ...raster, width: 1000, height: 800 });
+    // The top-left corner rotated back by 0.05 rad clockwise moves down (y = 400 - 500·sin − 400·cos ≈ 25, clamped at 0 for x).
+    expect(corner.y0).toBeGreaterThan(20);
+  });
+
+  it('pads by a share of the line height, at least a few pixels, and clamps to the raster', () => {
+    expect(padded({ x0: 100, y0: 100, x1: 200, y1: 200 })).toEqual({ x0: 85, y0: 90, x1: 215, y1: 210 });
+    expect(padded({ x0: 100, y0: 100, x1: 110, y1: 105 })).toEqual({ x0: 94, y0: 96, x1: 116, y1: 109 });
+    expect(clamp({ x0: -5, y0: -5, x1: 2500, y1: 900 }, raster)).toEqual({ x0: 0, y0: 0, x1: 2000, y1: 900 });
+  });
+});
+
+describe('lines and character boxes', () => {
+  it('joins words as the OCR text does and maps every character back to its word', () => {
+    const lines = pageLines(page([word('张', 200, 0, 240, 0), word('姓名:', 0, 0, 100, 0), word('Stage', 0, 100, 100, 1), word('IIIA', 120, 100, 200, 1)]));
+    expect(lines.map((line) => line.text)).toEqual(['姓名:张', 'Stage IIIA']);
+    expect([...lines[0]!.wordOf]).toEqual([0, 0, 0, 1]);
+    expect([...lines[1]!.wordOf]).toEqual([0, 0, 0, 0, 0, -1, 1, 1, 1, 1]);
+  });
+
+  it('gives Chinese characters twice the width of Latin ones, and spaces half, inside a box', () => {
+    const box = { x0: 0, y0: 0, x1: 750, y1: 40 };
+    // 名 (2) : (1) space (0.5) 张 (2) 三 (2) = 7.5 units of 100 px
+    expect(boxOfChars('名: 张三', box, 3, 5)).toMatchObject({ x0: 350, x1: 750 });
+    expect(boxOfChars('名: 张三', box, 0, 1)).toMatchObject({ x0: 0, x1: 200 });
+  });
+
+  it('a span over several words is one box covering the gaps between them', () => {
+    const ocr = page([word('门诊号:', 0, 0, 140, 0), word('9005', 160, 0, 240, 0), word('1065', 260, 0, 340, 0)]);
+    const [line] = pageLines(ocr);
+    expect(line!.text).toBe('门诊号: 9005 1065');
+    expect(spanBox(ocr, line!, 5, 14)).toEqual({ x0: 160, y0: 0, x1: 340, y1: 40 });
+  });
+});
+
+describe('label-value layout', () => {
+  it('a label ending its line takes the words to its right on the same row, read as another line', () => {
+    const ocr = page([word('姓名:', 0, 0, 100, 0), word('孟', 130, 2, 170, 1), word('丁', 172, 2, 212, 1), word('性别', 600, 0, 680, 2)]);
+    const regions = personalRegions(ocr).filter((region) => region.evidence === 'layout');
+    expect(regions).toHaveLength(1);
+    expect(regions[0]!.box.x1).toBe(212);
+    expect(regions[0]!.box.x1).toBeLessThan(600);
+  });
+
+  it('a header label takes the cell below it, bounded by the next header', () => {
+    const ocr = page([
+      word('姓名', 0, 0, 80, 0),
+      word('性别', 300, 0, 380, 0),
+      word('张三', 10, 60, 90, 1),
+      word('男', 310, 60, 350, 1),
+    ]);
+    const below = personalRegions(ocr).filter((region) => region.evidence === 'layout');
+    expect(below.map((region) => region.box)).toEqual([{ x0: 10, y0: 60, x1: 90, y1: 100 }]);
+  });
+});
+
+describe('evidence', () => {
+  it('a datum read is text evidence; a garbled code after its label only marks where a value must be', () => {
+    const ocr = page([word('姓名:', 0, 0, 100, 0), word('张三', 110, 0, 190, 0), word('门诊号:', 0, 60, 140, 1), word('IERE', 150, 60, 230, 1)]);
+    expect(personalRegions(ocr).map((region) => [region.kind, region.evidence])).toEqual([
+      ['name', 'text'],
+      ['hospital_id', 'layout'],
+    ]);
+  });
+});
+
+describe('audit coverage', () => {
+  it('measures how much of a box lies under paint', () => {
+    const box = { x0: 0, y0: 0, x1: 100, y1: 10 };
+    expect(coveredShare(box, [{ x0: -5, y0: -5, x1: 105, y1: 15 }])).toBe(1);
+    expect(coveredShare(box, [{ x0: 0, y0: 0, x1: 50, y1: 10 }, { x0: 50, y0: 0, x1: 100, y1: 10 }])).toBe(1);
+    expect(coveredShare(box, [{ x0: 0, y0: 0, x1: 50, y1: 10 }])).toBe(0.5);
+    expect(coveredShare(box, [])).toBe(0);
+  });
+});

@@ -1,0 +1,122 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { signCallback, verifyCallback } from '../../../src/platform/callbacks/signature.js';
+
+const SECRET = 'test-secret-0123456789';
+const ID = 'wh-1';
+const TIMESTAMP = 1_700_000_000;
+const BODY = '{"request_id":"r-1"}';
+const NOW = new Date(TIMESTAMP * 1000);
+const OPTIONS = { toleranceSeconds: 300, now: NOW };
+
+function headers(signature: string, overrides: { id?: string; timestamp?: string } = {}) {
+  return { id: ID, timestamp: String(TIMESTAMP), signature, ...overrides };
+}
+
+describe('callback signatures', () => {
+  it('matches HMAC-SHA256 over "<id>.<timestamp>.<body>" keyed with the UTF-8 secret', () => {
+    const independent = createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(`${ID}.${TIMESTAMP}.${BODY}`).digest('base64');
+    expect(independent).toBe('fiC8ra3/oYM2wOAxV9yYsCt8TDDrktXdzq/f1YOMWGw=');
+    expect(signCallback(SECRET, ID, TIMESTAMP, BODY)).toBe(`v1,${independent}`);
+  });
+
+  it('reproduces the Standard Webhooks test vector for a whsec_ secret', () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const body = '{"test": 2432232314}';
+    const signature = signCallback(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, body);
+    expect(signature).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+    const result = verifyCallback(
+      secret,
+      { id: 'msg_p5jXN8AQM9LWM0D4loKWxJek', timestamp: '1614265330', signature },
+      body,
+      { toleranceSeconds: 300, now: new Date(1614265330 * 1000) },
+    );
+    expect(result).toEqual({ ok: true });
+  });
+
+  it('verifies what it signed', () => {
+    expect(verifyCallback(SECRET, headers(signCallback(SECRET, ID, TIMESTAMP, BODY)), BODY, OPTIONS)).toEqual({ ok: true });
+  });
+
+  it('uses the clock when no time is given', () => {
+    const now = Math.floor(Date.now() / 1000);
+    const signature = signCallback(SECRET, ID, now, BODY);
+    expect(verifyCallback(SECRET, headers(signature, { timestamp: String(now) }), BODY, { toleranceSeconds: 300 })).toEqual({ ok: true });
+  });
+
+  it.each([
+    ['body', { body: '{"request_id":"r-2"}' }],
+    ['id', { id: 'wh-2' }],
+    ['timestamp', { timestamp: String(TIMESTAMP + 1) }],
+  ])('refuses a tampered %s', (_part, tampered: { body?: string; id?: string; timestamp?: string }) => {
+    const signature = signCallback(SECRET, ID, TIMESTAMP, BODY);
+    const { body = BODY, ...headerOverrides } = tampered;
+    expect(verifyCallback(SECRET, headers(signature, headerOverrides), body, OPTIONS)).toEqual({ ok: false, reason: 'bad_signature' });
+  });
+
+  it('refuses a signature made with another secret', () => {
+    const signature = signCallback('another-secret-0123456789', ID, TIMESTAMP, BODY);
+    expect(verifyCallback(SECRET, headers(signature), BODY, OPTIONS)).toEqual({ ok: false, reason: 'bad_signature' });
+  });
+
+  it.each([
+    ['too old', TIMESTAMP - 301],
+    ['too far in the future', TIMESTAMP + 301],
+  ])('refuses a timestamp %s', (_case, timestamp) => {
+    const signature = signCallback(SECRET, ID, timestamp, BODY);
+    expect(verifyCallback(SECRET, headers(signature, { timestamp: String(timestamp) }), BODY, OPTIONS)).toEqual({
+      ok: false,
+      reason: 'stale_timestamp',
+    });
+  });
+
+  it('accepts timestamps at the edge of the window', () => {
+    for (const timestamp of [TIMESTAMP - 300, TIMESTAMP + 300]) {
+      const signature = signCallback(SECRET, ID, timestamp, BODY);
+      expect(verifyCallback(SECRET, headers(signature, { timestamp: String(timestamp) }), BODY, OPTIONS)).toEqual({ ok: true });
+    }
+  });
+
+  it('accepts a header with several signatures when one of them is valid', () => {
+    const valid = signCallback(SECRET, ID, TIMESTAMP, BODY);
+    const stale = signCallback('old-secret-0123456789', ID, TIMESTAMP, BODY);
+    const header = `v2,${valid.slice(3)} ${stale}  ${valid}`;
+    expect(verifyCallback(SECRET, headers(header), BODY, OPTIONS)).toEqual({ ok: true });
+  });
+
+  it('only counts v1 signatures', () => {
+    const valid = signCallback(SECRET, ID, TIMESTAMP, BODY);
+    expect(verifyCallback(SECRET, headers(`v1a,${valid.slice(3)}`), BODY, OPTIONS)).toEqual({ ok: false, reason: 'bad_signature' });
+  });
+
+  it.each(['', 'v1', 'v1,', 'v1,not base64!', 'garbage', ',,,', 'v1,AAAA'])('refuses the malformed signature %j', (signature) => {
+    const result = verifyCallback(SECRET, headers(signature), BODY, OPTIONS);
+    expect(result.ok).toBe(false);
+  });
+
+  it.each([
+    [{ id: undefined }],
+    [{ timestamp: undefined }],
+    [{ signature: undefined }],
+    [{ id: '' }],
+  ])('reports missing headers (%j)', (override) => {
+    const complete = headers(signCallback(SECRET, ID, TIMESTAMP, BODY));
+    expect(verifyCallback(SECRET, { ...complete, ...override }, BODY, OPTIONS)).toEqual({ ok: false, reason: 'missing_headers' });
+  });
+
+  it.each(['soon', '-1700000000', '1700000000.5', ' 1700000000', '1e9', '99999999999999999999'])(
+    'refuses the malformed timestamp %j',
+    (timestamp) => {
+      const signature = signCallback(SECRET, ID, TIMESTAMP, BODY);
+      expect(verifyCallback(SECRET, headers(signature, { timestamp }), BODY, OPTIONS)).toEqual({ ok: false, reason: 'bad_timestamp' });
+    },
+  );
+
+  it('treats a whsec_ secret as base64 key bytes, not as text', () => {
+    const keyBytes = Buffer.from('a 32-byte key for the test case!', 'utf8');
+    const standardForm = `whsec_${keyBytes.toString('base64')}`;
+    const expected = createHmac('sha256', keyBytes).update(`${ID}.${TIMESTAMP}.${BODY}`).digest('base64');
+    expect(signCallback(standardForm, ID, TIMESTAMP, BODY)).toBe(`v1,${expected}`);
+    expect(verifyCallback(standardForm, headers(`v1,${expected}`), BODY, OPTIONS)).toEqual({ ok: true });
+  });
+});

@@ -1,0 +1,444 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import * as http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import * as net from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { GatewayError } from '../../../src/errors.js';
+import { createSafeFetcher } from '../../../src/platform/fetch/index.js';
+import type { SafeFetchOptions } from '../../../src/platform/fetch/index.js';
+
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]);
+const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46]);
+const WAV = Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x24, 0, 0, 0]), Buffer.from('WAVEfmt ')]);
+const GARBAGE = Buffer.from([0x13, 0x37, 0xde, 0xad, 0xbe, 0xef, 0x00, 0x42, 0x99, 0x01]);
+const MAX_BYTES = 32 * 1024;
+
+interface TestServer {
+  port: number;
+  url: (path: string) => string;
+  close: () => Promise<void>;
+}
+
+async function startServer(handler: http.RequestListener): Promise<TestServer> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function closedPort(): Promise<number> {
+  const server = await startServer(() => undefined);
+  await server.close();
+  return server.port;
+}
+
+function send(res: http.ServerResponse, body: Buffer, contentType: string): void {
+  res.writeHead(200, { 'content-type': contentType, 'content-length': body.length });
+  res.end(body);
+}
+
+function redirect(res: http.ServerResponse, location: string, status = 302): void {
+  res.writeHead(status, { location });
+  res.end();
+}
+
+let portB = 0;
+let stalledBodiesClosed = 0;
+
+// Routes of the main test server; content types deliberately lie where sniffing is under test.
+const mainRoutes: Record<string, http.RequestListener> = {
+  '/png': (_req, res) => send(res, PNG, 'text/plain'),
+  '/jpeg': (_req, res) => send(res, JPEG, 'audio/wav'),
+  '/wav': (_req, res) => send(res, WAV, 'image/png'),
+  '/garbage': (_req, res) => send(res, GARBAGE, 'image/png'),
+  '/empty': (_req, res) => send(res, Buffer.alloc(0), 'image/png'),
+  '/404': (_req, res) => res.writeHead(404).end('not here'),
+  '/503': (_req, res) => res.writeHead(503).end('busy'),
+  '/429': (_req, res) => res.writeHead(429).end('slow down'),
+  '/to-metadata': (_req, res) => redirect(res, 'http://169.254.169.254/latest/meta-data'),
+  '/to-file': (_req, res) => redirect(res, 'file:///etc/passwd'),
+  '/to-b': (_req, res) => redirect(res, `http://127.0.0.1:${portB}/png`, 307),
+  '/wav-big': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'audio/wav' }); // chunked, 64 KiB + header
+    res.write(WAV);
+    for (let i = 0; i < 4; i += 1) res.write(Buffer.alloc(16 * 1024, 0x41));
+    res.end();
+  },
+  '/stream-big': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'image/png' }); // no Content-Length: chunked
+    res.write(PNG);
+    for (let i = 0; i < 8; i += 1) res.write(Buffer.alloc(16 * 1024, 0x41));
+    res.end();
+  },
+  '/declared-big': (_req, res) => {
+    // Announces 10 MB but sends a few bytes and stalls: only an early refusal answers quickly.
+    res.writeHead(200, { 'content-length': 10_000_000 });
+    res.write(PNG);
+  },
+  '/stall': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'image/png' });
+    res.flushHeaders();
+  },
+  '/stall-body': (_req, res) => {
+    res.on('close', () => (stalledBodiesClosed += 1));
+    res.writeHead(200, { 'content-type': 'image/png' });
+    res.write(PNG);
+  },
+};
+
+function mainHandler(req: http.IncomingMessage, res: http.ServerResponse): void {
+  res.on('error', () => undefined); // clients hang up on purpose in several tests
+  const { pathname } = new URL(req.url ?? '/', 'http://test');
+  const hops = /^\/chain\/(\d+)$/.exec(pathname)?.[1];
+  if (hops !== undefined) {
+    const left = Number(hops);
+    if (left === 0) send(res, PNG, 'image/png');
+    else redirect(res, String(left - 1)); // relative: /chain/3 -> /chain/2
+    return;
+  }
+  const route = mainRoutes[pathname];
+  if (route) route(req, res);
+  else res.writeHead(404).end();
+}
+
+let main: TestServer;
+let serverB: TestServer;
+
+beforeAll(async () => {
+  main = await startServer(mainHandler);
+  serverB = await startServer((req, res) => send(res, PNG, 'image/png'));
+  portB = serverB.port;
+});
+
+afterAll(async () => {
+  await Promise.all([main.close(), serverB.close()]);
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const baseOptions: SafeFetchOptions = {
+  allowHosts: [],
+  allowLoopback: true,
+  maxBytes: MAX_BYTES,
+  connectTimeoutMs: 1000,
+  totalTimeoutMs: 3000,
+};
+
+function fetcher(overrides: Partial<SafeFetchOptions> = {}) {
+  return createSafeFetcher({ ...baseOptions, ...overrides });
+}
+
+const documents = { accept: ['document'] as const, label: 'file 1' };
+const audio = { accept: ['audio'] as const, label: 'voice_url' };
+
+async function failure(promise: Promise<unknown>): Promise<GatewayError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(GatewayError);
+  return error as GatewayError;
+}
+
+/** Records the host of every socket connect attempt (for names, before their lookup). */
+function spyOnConnects(): string[] {
+  const hosts: string[] = [];
+  const original = net.Socket.prototype.connect;
+  vi.spyOn(net.Socket.prototype, 'connect').mockImplementation(function (this: net.Socket, ...args: unknown[]) {
+    // net.connect() hands over its normalised arguments as one array: [options, callback].
+    const [options] = Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
+    if (typeof options === 'object' && options !== null && 'host' in options) hosts.push(String(options.host));
+    return (original as (...a: unknown[]) => net.Socket).apply(this, args);
+  });
+  return hosts;
+}
+
+describe('fetching', () => {
+  it.each([
+    ['/png', documents, 'image/png', PNG],
+    ['/jpeg', documents, 'image/jpeg', JPEG],
+    ['/wav', audio, 'audio/wav', WAV],
+  ] as const)('sniffs %s from its bytes, whatever Content-Type says', async (path, request, mediaType, body) => {
+    const file = await fetcher().fetch(main.url(path), request);
+    expect(file.media.mediaType).toBe(mediaType);
+    expect(file.bytes.equals(body)).toBe(true);
+    expect(file.finalUrl).toBe(main.url(path));
+  });
+
+  it('connects to the address the resolver returned', async () => {
+    const resolve = vi.fn(async () => [{ address: '127.0.0.1', family: 4 as const }]);
+    const file = await fetcher({ resolve }).fetch(`http://store.example:${main.port}/png`, documents);
+    expect(file.media.extension).toBe('png');
+    expect(resolve).toHaveBeenCalledWith('store.example');
+  });
+
+  it('also checks the single-address lookup form used without autoSelectFamily', async () => {
+    const previous = net.getDefaultAutoSelectFamily();
+    net.setDefaultAutoSelectFamily(false);
+    try {
+      const resolve = async () => [{ address: '127.0.0.1', family: 4 as const }];
+      const url = `http://store.example:${main.port}/png`;
+      expect((await fetcher({ resolve }).fetch(url, documents)).media.extension).toBe('png');
+      const refused = await failure(fetcher({ resolve, allowLoopback: false }).fetch(url, documents));
+      expect(refused.kind).toBe('forbidden_url');
+    } finally {
+      net.setDefaultAutoSelectFamily(previous);
+    }
+  });
+});
+
+describe('address rules', () => {
+  const strict = () => fetcher({ allowLoopback: false });
+
+  it.each([
+    ['IPv4 loopback', () => main.url('/png')],
+    ['IPv6 loopback', () => `http://[::1]:${main.port}/png`],
+    ['IPv4-mapped loopback', () => `http://[::ffff:127.0.0.1]:${main.port}/png`],
+    ['decimal loopback', () => `http://2130706433:${main.port}/png`],
+    ['localhost after DNS', () => `http://localhost:${main.port}/png`],
+  ])('refuses %s when loopback is not allowed', async (_name, url) => {
+    const error = await failure(strict().fetch(url(), documents));
+    expect(error.kind).toBe('forbidden_url');
+    expect(error.message).toBe('file 1: host refused (loopback address)');
+  });
+
+  it('refuses a name that a resolver maps to loopback', async () => {
+    const resolve = async () => [{ address: '127.0.0.1', family: 4 as const }];
+    const error = await failure(
+      fetcher({ allowLoopback: false, resolve }).fetch(`http://evil.example:${main.port}/png`, documents),
+    );
+    expect(error.kind).toBe('forbidden_url');
+  });
+
+  it('refuses a host when any of its addresses is refused', async () => {
+    const resolve = async () => [
+      { address: '10.1.2.3', family: 4 as const },
+      { address: '169.254.169.254', family: 4 as const },
+    ];
+    const error = await failure(fetcher({ resolve }).fetch('http://mixed.example/x', documents));
+    expect(error.message).toBe('file 1: host refused (cloud metadata address)');
+  });
+
+  it.each([
+    ['file:///etc/passwd', 'file 1: scheme "file:" not allowed'],
+    ['ftp://127.0.0.1/x', 'file 1: scheme "ftp:" not allowed'],
+    ['http://169.254.169.254/latest/meta-data', 'file 1: host refused (cloud metadata address)'],
+    ['http://[fe80::1]/', 'file 1: host refused (link-local address)'],
+    ['not a url', 'file 1: not a valid http(s) URL'],
+  ])('refuses %s', async (url, message) => {
+    const error = await failure(fetcher().fetch(url, documents));
+    expect(error.kind).toBe('forbidden_url');
+    expect(error.message).toBe(message);
+  });
+
+  it('refuses 0.0.0.0 even with loopback allowed', async () => {
+    const error = await failure(fetcher().fetch(`http://0.0.0.0:${main.port}/png`, documents));
+    expect(error.kind).toBe('forbidden_url');
+    expect(error.message).toBe('file 1: host refused (unspecified address)');
+  });
+});
+
+describe('redirects', () => {
+  it('refuses a redirect to the metadata address without connecting there', async () => {
+    const connects = spyOnConnects();
+    const error = await failure(fetcher().fetch(main.url('/to-metadata'), documents));
+    expect(error.kind).toBe('forbidden_url');
+    expect(connects).toEqual(['127.0.0.1']);
+  });
+
+  it('refuses a redirect to file://', async () => {
+    const error = await failure(fetcher().fetch(main.url('/to-file'), documents));
+    expect(error.kind).toBe('forbidden_url');
+  });
+
+  it('follows a relative chain of 2 hops', async () => {
+    const file = await fetcher().fetch(main.url('/chain/2'), documents);
+    expect(file.media.mediaType).toBe('image/png');
+    expect(file.finalUrl).toBe(main.url('/chain/0'));
+  });
+
+  it('follows 5 redirects but not 6', async () => {
+    await expect(fetcher().fetch(main.url('/chain/5'), documents)).resolves.toBeDefined();
+    const error = await failure(fetcher().fetch(main.url('/chain/6'), documents));
+    expect(error.kind).toBe('fetch_failed');
+    expect(error.retryable).toBe(false);
+  });
+
+  it('honours maxRedirects', async () => {
+    const error = await failure(fetcher({ maxRedirects: 1 }).fetch(main.url('/chain/2'), documents));
+    expect(error.kind).toBe('fetch_failed');
+  });
+});
+
+describe('allowlist', () => {
+  const allowA = () => fetcher({ allowHosts: [`127.0.0.1:${main.port}`] });
+
+  it('fetches from an allowlisted host and port', async () => {
+    const file = await allowA().fetch(main.url('/png'), documents);
+    expect(file.media.mediaType).toBe('image/png');
+  });
+
+  it('refuses a redirect to another port of the same host', async () => {
+    const error = await failure(allowA().fetch(main.url('/to-b'), documents));
+    expect(error.kind).toBe('forbidden_url');
+    expect(error.message).toBe('file 1: host 127.0.0.1 not in FETCH_ALLOW_HOSTS');
+  });
+
+  it('refuses a URL to a host:port outside the allowlist', async () => {
+    const error = await failure(allowA().fetch(serverB.url('/png'), documents));
+    expect(error.kind).toBe('forbidden_url');
+  });
+
+  it('still applies address rules to allowlisted hosts', async () => {
+    const error = await failure(
+      fetcher({ allowHosts: ['127.0.0.1'], allowLoopback: false }).fetch(main.url('/png'), documents),
+    );
+    expect(error.message).toBe('file 1: host refused (loopback address)');
+  });
+});
+
+describe('size limit', () => {
+  it('counts streamed bytes when there is no Content-Length', async () => {
+    const error = await failure(fetcher().fetch(main.url('/stream-big'), documents));
+    expect(error.kind).toBe('payload_too_large');
+  });
+
+  it('refuses a Content-Length over the limit before reading the body', async () => {
+    const started = Date.now();
+    const error = await failure(fetcher().fetch(main.url('/declared-big'), documents));
+    expect(error.kind).toBe('payload_too_large');
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('download to a file', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'safe-fetch-download-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('streams the body into the file and sniffs its head', async () => {
+    const path = join(dir, 'big.wav');
+    const file = await fetcher({ maxAudioBytes: 1024 * 1024 }).download(main.url('/wav-big'), { ...audio, path });
+    expect(file).toMatchObject({ path, size: WAV.length + 64 * 1024, media: { mediaType: 'audio/wav', kind: 'audio' } });
+    const written = await readFile(path);
+    expect(written.length).toBe(file.size);
+    expect(written.subarray(0, WAV.length)).toEqual(WAV);
+  });
+
+  it('audio has its own byte limit; documents keep the general one', async () => {
+    const path = join(dir, 'limited.wav');
+    const small = fetcher({ maxBytes: MAX_BYTES, maxAudioBytes: 1024 });
+    expect((await failure(small.download(main.url('/wav-big'), { ...audio, path }))).kind).toBe('payload_too_large');
+    const large = fetcher({ maxBytes: 1024, maxAudioBytes: 1024 * 1024 });
+    expect((await large.download(main.url('/wav-big'), { ...audio, path })).size).toBe(WAV.length + 64 * 1024);
+    expect((await failure(large.fetch(main.url('/stream-big'), documents))).kind).toBe('payload_too_large');
+  });
+
+  it('refuses what is not audio after writing it (the caller deletes the file)', async () => {
+    const error = await failure(fetcher().download(main.url('/png'), { ...audio, path: join(dir, 'image') }));
+    expect(error.kind).toBe('unsupported_media');
+  });
+});
+
+describe('timeouts and aborts', () => {
+  it('gives up on a server that stalls after the headers', async () => {
+    const started = Date.now();
+    const error = await failure(fetcher({ totalTimeoutMs: 300 }).fetch(main.url('/stall'), documents));
+    expect(error.kind).toBe('fetch_failed');
+    expect(error.retryable).toBe(true);
+    expect(error.message).toBe('file 1: timed out after 300 ms');
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it('gives up when the connection is not made in time', async () => {
+    const resolve = () => new Promise<never>(() => undefined); // DNS that never answers
+    const error = await failure(fetcher({ resolve, connectTimeoutMs: 100 }).fetch('http://slow.example/x', documents));
+    expect(error.kind).toBe('fetch_failed');
+    expect(error.retryable).toBe(true);
+    expect(error.message).toBe('file 1: connect timed out after 100 ms');
+  });
+
+  it('rejects promptly when the caller aborts mid-download', async () => {
+    const closedBefore = stalledBodiesClosed;
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const started = Date.now();
+    const error = await failure(
+      fetcher().fetch(main.url('/stall-body'), { ...documents, signal: controller.signal }),
+    );
+    expect(error.kind).toBe('fetch_failed');
+    expect(error.retryable).toBe(true);
+    expect(error.message).toBe('file 1: aborted');
+    expect(Date.now() - started).toBeLessThan(1000);
+    await vi.waitFor(() => expect(stalledBodiesClosed).toBe(closedBefore + 1)); // the connection was torn down
+  });
+
+  it("rejects with the caller's GatewayError reason", async () => {
+    const controller = new AbortController();
+    const reason = new GatewayError('timeout', 'request deadline passed');
+    setTimeout(() => controller.abort(reason), 50);
+    const error = await failure(
+      fetcher().fetch(main.url('/stall-body'), { ...documents, signal: controller.signal }),
+    );
+    expect(error).toBe(reason);
+  });
+});
+
+describe('HTTP and network failures', () => {
+  it.each([
+    ['/404', false],
+    ['/503', true],
+    ['/429', true],
+  ])('%s fails with retryable %s', async (path, retryable) => {
+    const error = await failure(fetcher().fetch(main.url(path), documents));
+    expect(error.kind).toBe('fetch_failed');
+    expect(error.retryable).toBe(retryable);
+  });
+
+  it('treats a refused connection as retryable', async () => {
+    const port = await closedPort();
+    const error = await failure(fetcher().fetch(`http://127.0.0.1:${port}/png`, documents));
+    expect(error.kind).toBe('fetch_failed');
+    expect(error.retryable).toBe(true);
+    expect(error.message).toBe('file 1: request failed (ECONNREFUSED)');
+  });
+
+  it('keeps credentials, path and query out of messages', async () => {
+    const url = `http://user:hunter2@127.0.0.1:${main.port}/404?token=s3cr3t`;
+    const error = await failure(fetcher().fetch(url, audio));
+    expect(error.message).toBe('voice_url: server answered HTTP 404');
+  });
+});
+
+describe('media checks', () => {
+  it('refuses a document where audio is expected', async () => {
+    const error = await failure(fetcher().fetch(main.url('/png'), audio));
+    expect(error.kind).toBe('unsupported_media');
+    expect(error.message).toBe('voice_url: got image/png, expected audio');
+  });
+
+  it('refuses unrecognised bytes', async () => {
+    const error = await failure(fetcher().fetch(main.url('/garbage'), documents));
+    expect(error.kind).toBe('unsupported_media');
+  });
+
+  it('refuses an empty body', async () => {
+    const error = await failure(fetcher().fetch(main.url('/empty'), documents));
+    expect(error.kind).toBe('unsupported_media');
+    expect(error.message).toBe('file 1: empty file');
+  });
+});

@@ -1,0 +1,110 @@
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LocalBlobStore } from '../../../src/platform/store/blobs.js';
+import { openDatabase } from '../../../src/platform/store/database.js';
+
+let dataDir: string;
+let blobDir: string;
+let db: Database.Database;
+let store: LocalBlobStore;
+
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'gateway-blobs-'));
+  blobDir = join(dataDir, 'blobs');
+  db = openDatabase(dataDir);
+  store = new LocalBlobStore(db, blobDir);
+});
+
+afterEach(async () => {
+  db.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+function rowCount(): number {
+  return db.prepare('SELECT COUNT(*) FROM blobs').pluck().get() as number;
+}
+
+const pdf = Buffer.from('%PDF-1.7 de-identified report');
+
+describe('LocalBlobStore', () => {
+  it('round-trips bytes and metadata', async () => {
+    const meta = await store.put(pdf, { contentType: 'application/pdf', ttlSeconds: 60 });
+
+    expect(meta.key).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(meta).toMatchObject({ contentType: 'application/pdf', size: pdf.length });
+    expect(meta.expiresAt.getTime() - meta.createdAt.getTime()).toBe(60_000);
+
+    const opened = await store.open(meta.key);
+    expect(opened?.meta).toEqual(meta);
+    expect(await readAll(opened!.stream)).toEqual(pdf);
+  });
+
+  it('keeps files private and leaves no temporary files behind', async () => {
+    const meta = await store.put(pdf, { contentType: 'application/pdf', ttlSeconds: 60 });
+
+    expect((await stat(blobDir)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(blobDir, meta.key))).mode & 0o777).toBe(0o600);
+    expect(await readdir(blobDir)).toEqual([meta.key]);
+  });
+
+  it('gives each blob its own key', async () => {
+    const first = await store.put(pdf, { contentType: 'application/pdf', ttlSeconds: 60 });
+    const second = await store.put(pdf, { contentType: 'application/pdf', ttlSeconds: 60 });
+
+    expect(first.key).not.toBe(second.key);
+  });
+
+  it('hides an expired blob and sweeps its file and row', async () => {
+    const expired = await store.put(pdf, { contentType: 'application/pdf', ttlSeconds: 0 });
+    const live = await store.put(pdf, { contentType: 'application/pdf', ttlSeconds: 60 });
+
+    expect(await store.open(expired.key)).toBeNull();
+    expect(await store.sweepExpired()).toBe(1);
+    expect(await readdir(blobDir)).toEqual([live.key]);
+    expect(rowCount()).toBe(1);
+  });
+
+  it('sweeps by the given time', async () => {
+    const meta = await store.put(pdf, { contentType: 'application/pdf', ttlSeconds: 60 });
+
+    expect(await store.sweepExpired(new Date(meta.expiresAt.getTime() - 1))).toBe(0);
+    expect(await store.sweepExpired(meta.expiresAt)).toBe(1);
+    expect(await readdir(blobDir)).toEqual([]);
+  });
+
+  it('deletes a blob', async () => {
+    const meta = await store.put(pdf, { contentType: 'application/pdf', ttlSeconds: 60 });
+
+    await store.delete(meta.key);
+
+    expect(await store.open(meta.key)).toBeNull();
+    expect(await readdir(blobDir)).toEqual([]);
+    expect(rowCount()).toBe(0);
+  });
+
+  it('returns null for an unknown key, or a row whose file is gone', async () => {
+    const meta = await store.put(pdf, { contentType: 'application/pdf', ttlSeconds: 60 });
+    await rm(join(blobDir, meta.key));
+
+    expect(await store.open('AAAAAAAAAAAAAAAAAAAAAAAA')).toBeNull();
+    expect(await store.open(meta.key)).toBeNull();
+  });
+
+  it('never follows a key that is not a blob key', async () => {
+    await writeFile(join(dataDir, 'x'), 'outside the blob directory');
+
+    expect(await store.open('../x')).toBeNull();
+    await store.delete('../x');
+    expect(await stat(join(dataDir, 'x'))).toBeTruthy();
+    expect(await store.open('')).toBeNull();
+  });
+});

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { DocumentCategory } from '../../src/contract/case-files.js';
+import { fixturePath } from './paths.js';
+import { photoTruth } from './photos.js';
+
+export const DEID_FIXTURES = fixturePath('deid');
+
+export interface DeidTruth {
+  category: DocumentCategory;
+  pages: number;
+  language: 'zh' | 'en';
+  /** Every planted personal string exactly as printed. */
+  personal: string[];
+  /** Key phrases that must stay readable after de-identification. */
+  clinical: string[];
+}
+
+export interface DeidCase extends DeidTruth {
+  path: string;
+}
+
+export const deidGroundTruth = (): Record<string, DeidTruth> =>
+  JSON.parse(readFileSync(join(DEID_FIXTURES, 'ground-truth.json'), 'utf8')) as Record<string, DeidTruth>;
+
+/** The real blood-test photos (upright and turned), with their truth from test/fixtures/photos. */
+export const REAL_DEID_PHOTOS = ['np2016_bloodtestreport2.jpg', 'np2016_bloodtestreport1.jpg'].map((file) => fixturePath('photos', file));
+
+function photoCase(path: string): DeidCase {
+  const truth = photoTruth()[basename(path)]!;
+  return { category: 'lab_report', pages: 1, language: 'zh', personal: truth.personal ?? [], clinical: truth.clinical ?? [], path };
+}
+
+/** The project's synthetic fixtures, then the real photos. */
+export function deidCases(): DeidCase[] {
+  const fixtures = Object.entries(deidGroundTruth()).map(([file, truth]) => ({ ...truth, path: join(DEID_FIXTURES, file) }));
+  return [...fixtures, ...REAL_DEID_PHOTOS.map(photoCase)];
+}
+
+const RESIDENT_ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+
+/** GB 11643 check character of the first 17 digits of a resident ID. */
+export function residentIdCheckDigit(first17: string): string {
+  const sum = [...first17].reduce((total, digit, i) => total + Number(digit) * RESIDENT_ID_WEIGHTS[i]!, 0);
+  return '10X98765432'[sum % 11]!;
+}
+
+export const isValidResidentId = (id: string): boolean =>
+  /^\d{17}[\dX]$/.test(id) && residentIdCheckDigit(id.slice(0, 17)) === id[17];

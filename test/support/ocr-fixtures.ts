@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { fixturePath } from './paths.js';
+
+export const OCR_FIXTURES = fixturePath('ocr');
+
+export interface OcrTruth {
+  text: string;
+  patient_info: { name: string | null; age: string | null; cancer_type: string | null; stage: string | null };
+}
+
+export const readFixture = (file: string): Buffer => readFileSync(join(OCR_FIXTURES, file));
+
+export const groundTruth = (): Record<string, OcrTruth> =>
+  JSON.parse(readFileSync(join(OCR_FIXTURES, 'ground-truth.json'), 'utf8')) as Record<string, OcrTruth>;
+
+/** A 24-bit BMP of an image (BMP fixtures are large, so tests make them). */
+export async function toBmp(image: Buffer): Promise<Buffer> {
+  const { data, info } = await sharp(image).greyscale().raw().toBuffer({ resolveWithObject: true });
+  const rowSize = Math.ceil((info.width * 3) / 4) * 4;
+  const out = Buffer.alloc(54 + rowSize * info.height);
+  out.write('BM', 0);
+  out.writeUInt32LE(out.length, 2);
+  out.writeUInt32LE(54, 10);
+  out.writeUInt32LE(40, 14);
+  out.writeInt32LE(info.width, 18);
+  out.writeInt32LE(info.height, 22);
+  out.writeUInt16LE(1, 26);
+  out.writeUInt16LE(24, 28);
+  out.writeUInt32LE(rowSize * info.height, 34);
+  for (let y = 0; y < info.height; y++) {
+    const row = 54 + (info.height - 1 - y) * rowSize;
+    for (let x = 0; x < info.width; x++) out.fill(data[y * info.width + x]!, row + x * 3, row + x * 3 + 3);
+  }
+  return out;
+}
+
+/**
+ * A PDF whose trailer names a Standard security handler with a user password: readers must ask
+ * for the password (the O and U entries match no password).
+ */
+export function encryptedPdf(): Buffer {
+  const objects = [
+    '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+    '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
+    '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj',
+    `4 0 obj << /Filter /Standard /V 1 /R 2 /Length 40 /P -44 /O <${'ab'.repeat(32)}> /U <${'cd'.repeat(32)}> >> endobj`,
+  ];
+  let body = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  for (const object of objects) {
+    offsets.push(body.length);
+    body += object + '\n';
+  }
+  const xref = body.length;
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  body += offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('');
+  body += `trailer << /Size ${objects.length + 1} /Root 1 0 R /Encrypt 4 0 R /ID [<${'01'.repeat(16)}> <${'01'.repeat(16)}>] >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(body, 'latin1');
+}
