@@ -35,6 +35,8 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/.build/whisper/bin/whisper-cli ./.build/whisper/bin/whisper-cli
 COPY models/manifest.json ./models/manifest.json
 COPY LICENSE ./LICENSE
+# The models command (fetch, bundle, install, verify), on PATH: docker run … mdt-models verify
+RUN chmod +x dist/cli/models.js && ln -s /app/dist/cli/models.js /usr/local/bin/mdt-models
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 MODELS_DIR=/models DATA_DIR=/data TMPDIR=/tmp LLM_GPU=off
 USER gateway
 VOLUME ["/data"]

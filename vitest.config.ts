@@ -6,7 +6,7 @@ export default defineConfig({
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    // The second lists the engine tests that could not run for want of a tool (test/support/requirements.ts).
-    reporters: ['default', './test/support/missing-tools-reporter.ts'],
+    // The default summary, then every skipped suite with its reason (test/support/tools.ts).
+    reporters: ['default', './test/support/skip-reporter.ts'],
   },
 });

@@ -27,8 +27,11 @@ import { createLogger } from '../src/platform/logger.js';
 import { openDatabase } from '../src/platform/store/database.js';
 import { buildReceiverApp } from '../src/receiver/app.js';
 import { RECEIVER_MIGRATIONS } from '../src/receiver/store.js';
-import { postJson, startLlmGateway } from '../test/support/gateway.js';
+import { postJson } from '../test/support/gateway.js';
+import { startEvalGateway } from './eval-speech.js';
 import { ensureTestModel, SHAPES, type ShapeName } from '../test/support/models/make-test-model.js';
+import { TEST_MODELS_DIR } from '../test/support/paths.js';
+import { readyStatus } from '../src/engines/readiness.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -84,7 +87,7 @@ async function statusOf(app: FastifyInstance, requestId: string): Promise<Advice
 
 async function throughGateway(modelPath: string) {
   const receiver = await startReceiver();
-  const gateway = await startLlmGateway(modelPath, {
+  const gateway = await startEvalGateway(modelPath, {
     CALLBACK_BASE_URL: receiver.url,
     CALLBACK_SECRET: SECRET,
     LLM_THREADS: args.threads,
@@ -126,9 +129,9 @@ async function throughGateway(modelPath: string) {
 /** The same model calls on the engine alone: same messages, schema, budget and concurrency. */
 async function onEngineAlone(modelPath: string): Promise<number> {
   const config = loadConfig({ LLM_THREADS: args.threads, LLM_PARALLEL: args.parallel, LLM_GPU: 'off' });
-  const engine = createLlmEngine(config, modelPath, createLogger('warn'));
+  const engine = createLlmEngine(config, modelPath, undefined, createLogger('warn'));
   await engine.start();
-  while (engine.status().state === 'starting') await new Promise((r) => setTimeout(r, 100));
+  await readyStatus('llm', () => engine.status(), 10 * 60_000);
   try {
     const sample = request('engine');
     const call = {
@@ -149,7 +152,7 @@ async function onEngineAlone(modelPath: string): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const model = await ensureTestModel({ modelsDir: 'models', shape });
+  const model = await ensureTestModel({ modelsDir: TEST_MODELS_DIR, shape });
   console.log(`model ${model.path} (${shape}), ${jobs} jobs, threads ${args.threads}, parallel ${args.parallel}\n`);
   const gateway = await throughGateway(model.path);
   const engineMs = await onEngineAlone(model.path);

@@ -28,6 +28,7 @@ import { whisperArgs, type WhisperSettings } from '../src/engines/asr/whisper-cl
 import { createLogger } from '../src/platform/logger.js';
 import { AUDIO_FIXTURES, ffmpegConvert } from '../test/support/audio.js';
 import { ensureWhisperTestModel, WHISPER_SHAPES, type WhisperShapeName } from '../test/support/models/whisper-model.js';
+import { readyStatus } from '../src/engines/readiness.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -79,9 +80,7 @@ async function startGateway(model: string, env: Record<string, string>) {
   });
   const app = await buildApp({ config, logger: createLogger('warn') });
   await app.listen({ host: '127.0.0.1', port: 0 });
-  while (app.engineStatus('asr').state === 'starting') await new Promise((wake) => setTimeout(wake, 50));
-  const status = app.engineStatus('asr');
-  if (status.state !== 'ready') throw new Error(`the ASR engine is ${status.state}: ${status.reason}`);
+  const status = await readyStatus('asr', () => app.engineStatus('asr'), 10 * 60_000);
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/ai/v1/asr`;
   return {
     status,

@@ -14,9 +14,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAtMost } from '../src/platform/concurrency.js';
 import { DEID_FIXTURES, deidGroundTruth } from '../test/support/deid-fixtures.js';
-import { auditOutcomes, DEID_STAGES, deidentify, pagesOf, stageSeconds, type DeidStage } from '../test/support/deid-eval.js';
-import { pct } from '../test/support/error-rates.js';
-import { startOcrEvalGateway, TESSERACT_LANGS, tesseractCli, type OcrEvalGateway } from '../test/support/ocr-eval.js';
+import { auditOutcomes, DEID_STAGES, deidentify, pagesOf, stageSeconds, tesseractOnce, type DeidStage } from '../test/support/independent-reader.js';
+import { pct, startOcrGateway, type OcrGateway } from '../test/support/eval-gateway.js';
 
 const GROUPS = {
   images: ['pathology-zh-table.png', 'imaging-zh-exif.jpg', 'lab-zh-table.webp', 'lab-en.tiff'],
@@ -34,16 +33,16 @@ interface GroupRun {
 
 const perMinute = (pages: number, seconds: number) => (seconds ? (pages / seconds) * 60 : 0);
 
-async function throughGateway(gateway: OcrEvalGateway, files: string[], workers: number): Promise<GroupRun> {
+async function throughGateway(gateway: OcrGateway, files: string[], workers: number): Promise<GroupRun> {
   const truth = deidGroundTruth();
-  const before = await stageSeconds(gateway.gateway);
+  const before = await stageSeconds(gateway.baseUrl);
   const started = performance.now();
   const outcomes = await runAtMost(
     workers,
     files.map((file) => () => deidentify(gateway, join(DEID_FIXTURES, file))),
   );
   const seconds = (performance.now() - started) / 1000;
-  const after = await stageSeconds(gateway.gateway);
+  const after = await stageSeconds(gateway.baseUrl);
   const failed = outcomes.flatMap((outcome, i) => (outcome.ok ? [] : [`${files[i]} (${outcome.status} ${outcome.kind})`]));
   return {
     pages: files.reduce((sum, file, i) => sum + (outcomes[i]!.ok ? truth[file]!.pages : 0), 0),
@@ -68,7 +67,7 @@ async function rawEngine(files: string[], workers: number): Promise<{ pages: num
     const started = performance.now();
     await runAtMost(
       workers,
-      paths.map((path) => () => tesseractCli(path, '-l', TESSERACT_LANGS)),
+      paths.map((path) => () => tesseractOnce(path)),
     );
     return { pages: paths.length, seconds: (performance.now() - started) / 1000 };
   } finally {
@@ -86,11 +85,11 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { workers: { type: 'string', default: '2' }, rounds: { type: 'string', default: '2' } } });
   const workers = Number(values.workers);
   const rounds = Number(values.rounds);
-  const gateway = await startOcrEvalGateway({ OCR_WORKERS: String(workers) });
+  const gateway = await startOcrGateway({ OCR_WORKERS: String(workers) });
   try {
     console.log(`case-file-process, OCR ${gateway.model}, ${workers} workers, ${rounds} rounds; raw: native tesseract CLI, OMP_THREAD_LIMIT=1, ${workers} at once\n`);
     await deidentify(gateway, join(DEID_FIXTURES, GROUPS.images[0]!)); // warm-up
-    const auditBefore = await auditOutcomes(gateway.gateway);
+    const auditBefore = await auditOutcomes(gateway.baseUrl);
     const runs: [string, GroupRun][] = [];
     console.log('files'.padEnd(14), 'pages'.padStart(6), 'gateway p/min'.padStart(14), 'raw p/min'.padStart(10), 'gateway/raw time'.padStart(17), 'failed'.padStart(7));
     for (const [name, files] of Object.entries(GROUPS)) {
@@ -112,7 +111,7 @@ async function main(): Promise<void> {
     }
     console.log('\ntime per stage (sum over pages, from /metrics):');
     for (const [name, run] of runs) printStages(name, run);
-    const auditAfter = await auditOutcomes(gateway.gateway);
+    const auditAfter = await auditOutcomes(gateway.baseUrl);
     const audit = Object.keys(auditAfter).map((outcome) => `${outcome} ${auditAfter[outcome]! - (auditBefore[outcome] ?? 0)}`);
     console.log(`\naudit outcomes: ${audit.join(', ') || 'none reported'}`);
   } finally {

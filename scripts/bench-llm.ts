@@ -38,8 +38,9 @@ import { LlamaCppEngine } from '../src/engines/llm/engine.js';
 import { grammarSchemaFor } from '../src/engines/llm/json-schema.js';
 import type { ChatMessage } from '../src/engines/types.js';
 import { judgeAnswer, judgeMessages, MAX_QUOTE_CHARS } from '../src/operations/speech-process/prompts.js';
-import { startLlmGateway } from '../test/support/gateway.js';
+import { startEvalGateway } from './eval-speech.js';
 import { ensureTestModel, SHAPES, type ShapeName, type WeightType } from '../test/support/models/make-test-model.js';
+import { readyStatus } from '../src/engines/readiness.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -134,8 +135,7 @@ async function startEngine(modelPath: string, concurrency: number) {
   const startedAt = performance.now();
   await engine.start();
   const loadMs = performance.now() - startedAt;
-  const status = engine.status();
-  if (status.state !== 'ready') throw new Error(`engine not ready: ${status.reason}`);
+  const status = await readyStatus('llm', () => engine.status(), 0);
   const signal = new AbortController().signal;
   const request = async (): Promise<Sample> => {
     const t = performance.now();
@@ -298,7 +298,7 @@ function judgeJob() {
  */
 async function benchHttp(modelPath: string, direct: () => Promise<Sample>) {
   console.log('\nspeech-process over HTTP vs the same judge generation in-process …');
-  const gateway = await startLlmGateway(modelPath, {
+  const gateway = await startEvalGateway(modelPath, {
     LLM_THREADS: String(threads),
     LLM_PARALLEL: '1',
     LLM_CONTEXT_SIZE: String(contextSize),

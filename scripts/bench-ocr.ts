@@ -10,11 +10,11 @@
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
+import { promisify } from 'node:util';
 import { runAtMost } from '../src/platform/concurrency.js';
-import { characterErrorRate, pct } from '../test/support/error-rates.js';
-import { startOcrEvalGateway, TESSERACT_LANGS, tesseractCli } from '../test/support/ocr-eval.js';
 import { groundTruth, OCR_FIXTURES } from '../test/support/ocr-fixtures.js';
+import { characterErrorRate, pct, startOcrGateway } from '../test/support/eval-gateway.js';
 
 const run = promisify(execFile);
 const PAGES = ['report1.png', 'report2.png', 'report3.png', 'report1-noisy.jpg'];
@@ -53,19 +53,28 @@ async function measure(pages: string[], concurrency: number, read: (path: string
   };
 }
 
+async function nativeTesseract(path: string, langs: string): Promise<string> {
+  const { stdout } = await run('tesseract', [path, 'stdout', '-l', langs], {
+    env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return stdout;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { workers: { type: 'string', default: '2' }, rounds: { type: 'string', default: '2' } } });
   const workers = Number(values.workers);
   const pages = Array.from({ length: Number(values.rounds) }, () => PAGES).flat();
+  const langs = 'chi_sim+eng';
   const { stdout: version } = await run('tesseract', ['--version']);
-  const gateway = await startOcrEvalGateway({ OCR_WORKERS: String(workers), OCR_LANGS: TESSERACT_LANGS });
+  const gateway = await startOcrGateway({ OCR_WORKERS: String(workers), OCR_LANGS: langs });
   try {
     console.log(`gateway: tesseract.js, ${gateway.model}, ${workers} workers`);
     console.log(`native:  ${version.split('\n')[0]} (Debian tessdata), OMP_THREAD_LIMIT=1, ${workers} at once`);
     console.log(`${pages.length} pages (${PAGES.join(', ')} × ${values.rounds})\n`);
     await gateway.caseOcr([join(OCR_FIXTURES, PAGES[0]!)]); // warm-up
     const viaGateway = await measure(pages, workers, async (path) => (await gateway.caseOcr([path])).body.ocr_results[0]!.ocr_result);
-    const native = await measure(pages, workers, (path) => tesseractCli(path, '-l', TESSERACT_LANGS));
+    const native = await measure(pages, workers, (path) => nativeTesseract(path, langs));
     console.log('page'.padEnd(20), 'gateway ms'.padStart(11), 'native ms'.padStart(10), 'gateway CER'.padStart(12), 'native CER'.padStart(11));
     for (const page of PAGES) {
       const g = viaGateway.perPage.get(page)!;

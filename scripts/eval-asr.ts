@@ -18,6 +18,7 @@ import { WhisperEngine } from '../src/engines/asr/index.js';
 import { AUDIO_FIXTURES, loadRecordings, type Recording } from '../test/support/audio.js';
 import { countErrors, errorRate, type ErrorCount } from '../test/support/error-rates.js';
 import { ensureWhisperTestModel, isRandomWhisperModel } from '../test/support/models/whisper-model.js';
+import { readyStatus } from '../src/engines/readiness.js';
 
 const { values: args } = parseArgs({
   options: { model: { type: 'string' }, threads: { type: 'string' }, beam: { type: 'string' } },
@@ -48,8 +49,7 @@ interface Outcome {
 async function evaluate(modelPath: string, language: 'zh' | 'en', recordings: Recording[]): Promise<Outcome[]> {
   const engine = new WhisperEngine({ settings: { ...base.asr, language }, modelPath });
   await engine.start();
-  const status = engine.status();
-  if (status.state !== 'ready') throw new Error(`the ASR engine is ${status.state}: ${status.reason}`);
+  await readyStatus('asr', () => engine.status(), 0);
   const outcomes: Outcome[] = [];
   for (const recording of recordings) {
     const started = performance.now();

@@ -12,14 +12,14 @@
  *   apt-get install -y tesseract-ocr tesseract-ocr-chi-sim tesseract-ocr-osd
  *   npm run eval:deid [-- --only lab] [-- --workers 2]
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAtMost } from '../src/platform/concurrency.js';
 import { deidCases, type DeidCase } from '../test/support/deid-fixtures.js';
-import { comparable, deidentify, formatOf, isPdf, leftoverMetadata, mask, pageCount, readableIn, readIndependently, textLayerChars } from '../test/support/deid-eval.js';
-import { pct } from '../test/support/error-rates.js';
-import { startOcrEvalGateway, type OcrEvalGateway } from '../test/support/ocr-eval.js';
+import { comparable, deidentify, formatOf, isPdf, leftoverMetadata, mask, pageCount, readableIn, readIndependently, textLayerChars } from '../test/support/independent-reader.js';
+import { pct, startOcrGateway, type OcrGateway } from '../test/support/eval-gateway.js';
 
 interface FileReport {
   file: string;
@@ -38,7 +38,7 @@ interface FileReport {
   formatChange?: string;
 }
 
-async function evaluate(gateway: OcrEvalGateway, c: DeidCase): Promise<FileReport> {
+async function evaluate(gateway: OcrGateway, c: DeidCase): Promise<FileReport> {
   const input = await readFile(c.path);
   const inputReading = await readIndependently(input);
   const inputText = comparable(inputReading.text);
@@ -119,8 +119,8 @@ function printTotals(reports: FileReport[]): boolean {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { workers: { type: 'string', default: '2' }, only: { type: 'string' } } });
-  const selected = deidCases().filter((c) => !values.only || basename(c.path).includes(values.only));
-  const gateway = await startOcrEvalGateway({ OCR_WORKERS: values.workers });
+  const selected = deidCases().filter((c) => existsSync(c.path) && (!values.only || c.path.includes(values.only)));
+  const gateway = await startOcrGateway({ OCR_WORKERS: values.workers });
   try {
     console.log(`case-file-process, OCR ${gateway.model}, ${values.workers} workers, ${selected.length} files; reader: native tesseract (default + --psm 11)\n`);
     const reports = await runAtMost(

@@ -1,16 +1,17 @@
 /**
  * OCR quality through the real case-ocr route: character error rate per file (the project's
- * rendered fixtures with full ground truth, and the real photos in test/fixtures/photos where
- * their text is known) and patient_info field accuracy. Prints figures only, never the
+ * rendered fixtures with full ground truth, and the real photos of test/fixtures/photos where
+ * their ground truth gives the text), key strings read, and patient_info field accuracy. Prints figures only, never the
  * recognised text (the photos show real names).
  *
  *   npm run eval:ocr [-- --workers 2] [-- --only report1]
  */
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { groundTruth, OCR_FIXTURES, photoGroundTruth, PHOTOS } from '../test/support/ocr-fixtures.js';
-import { characterErrorRate, pct } from '../test/support/error-rates.js';
-import { startOcrEvalGateway } from '../test/support/ocr-eval.js';
+import { groundTruth, OCR_FIXTURES } from '../test/support/ocr-fixtures.js';
+import { characterErrorRate, pct, startOcrGateway } from '../test/support/eval-gateway.js';
+import { fixturePath } from '../test/support/paths.js';
+import { photoTruth } from '../test/support/photos.js';
 
 type Info = { name: string | null; age: string | null; cancer_type: string | null; stage: string | null };
 
@@ -19,24 +20,32 @@ interface EvalCase {
   /** Whole expected text, for CER. */
   text?: string;
   /** Strings that must be read somewhere (when only part of the text is known). */
-  must_read?: string[];
+  mustRead?: string[];
   patient_info?: Info;
+}
+
+/** The real photos: whole text for the one-line crops, key strings (personal and clinical) for the report. */
+function photoCases(): EvalCase[] {
+  return Object.entries(photoTruth()).flatMap(([file, truth]): EvalCase[] => {
+    const path = fixturePath('photos', file);
+    if (truth.text !== undefined) return [{ path, text: truth.text }];
+    const mustRead = [...(truth.firstLine ? [truth.firstLine] : []), ...(truth.personal ?? []), ...(truth.clinical ?? [])];
+    if (mustRead.length === 0) return [];
+    return [{ path, mustRead, ...(truth.patient_info ? { patient_info: truth.patient_info } : {}) }];
+  });
 }
 
 function cases(): EvalCase[] {
   const fixtures = Object.entries(groundTruth()).map(([file, truth]) => ({ path: join(OCR_FIXTURES, file), ...truth }));
-  const photos = Object.entries(photoGroundTruth())
-    .filter(([, truth]) => truth.text !== undefined || truth.must_read !== undefined)
-    .map(([file, truth]) => ({ path: join(PHOTOS, file), ...truth }));
-  return [...fixtures, ...photos];
+  return [...fixtures, ...photoCases()];
 }
 
 const FIELDS = ['name', 'age', 'cancer_type', 'stage'] as const;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { workers: { type: 'string', default: '2' }, only: { type: 'string' } } });
-  const selected = cases().filter((c) => !values.only || basename(c.path).includes(values.only));
-  const gateway = await startOcrEvalGateway({ OCR_WORKERS: values.workers });
+  const selected = cases().filter((c) => !values.only || c.path.includes(values.only));
+  const gateway = await startOcrGateway({ OCR_WORKERS: values.workers });
   const fieldRight = Object.fromEntries(FIELDS.map((f) => [f, 0])) as Record<(typeof FIELDS)[number], number>;
   let fieldCases = 0;
   const cers: number[] = [];
@@ -49,7 +58,7 @@ async function main(): Promise<void> {
       const cer = c.text === undefined ? undefined : characterErrorRate(text, c.text);
       if (cer !== undefined) cers.push(cer);
       const compact = text.replace(/\s+/g, '');
-      const read = c.must_read ? `${c.must_read.filter((s) => compact.includes(s)).length}/${c.must_read.length}` : '';
+      const read = c.mustRead ? `${c.mustRead.filter((s) => compact.includes(s)).length}/${c.mustRead.length}` : '';
       let fields = '';
       if (c.patient_info) {
         fieldCases++;

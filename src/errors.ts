@@ -1,29 +1,52 @@
 /**
- * Every failure the gateway can report, defined once: a stable kind, its HTTP status and
- * whether a client may repeat the call. Clients switch on `kind`; messages are for people.
+ * Every failure the gateway can report, defined once: a stable kind, its HTTP status, whether a
+ * client may repeat the call (the default; a failure may say otherwise, e.g. a fetch that got a
+ * 404) and when it happens. The OpenAPI document and docs/errors.md are derived from this table.
+ * Clients switch on `kind`; messages are for people.
  */
 export const ERROR_KINDS = {
-  invalid_request: { status: 400, retryable: false },
-  forbidden_url: { status: 400, retryable: false },
-  unauthorized: { status: 401, retryable: false },
-  forbidden: { status: 403, retryable: false },
-  not_found: { status: 404, retryable: false },
-  /** The same request_id was already used for a different request. */
-  conflict: { status: 409, retryable: false },
-  expired: { status: 410, retryable: false },
-  payload_too_large: { status: 413, retryable: false },
-  unsupported_media: { status: 415, retryable: false },
-  /** AI-4's self-audit still read personal data on a page after redacting it twice: the file is withheld. */
-  deidentification_failed: { status: 422, retryable: false },
-  /** The caller went away before the answer was ready (nginx's 499); only logs and metrics see it. */
-  cancelled: { status: 499, retryable: true },
-  internal: { status: 500, retryable: true },
-  engine_failed: { status: 500, retryable: true },
-  fetch_failed: { status: 502, retryable: true },
-  engine_unavailable: { status: 503, retryable: false },
-  overloaded: { status: 503, retryable: true },
-  timeout: { status: 504, retryable: true },
-} as const satisfies Record<string, { status: number; retryable: boolean }>;
+  invalid_request: { status: 400, retryable: false, when: 'malformed JSON, a schema violation (the message names the field), a bad URL' },
+  forbidden_url: {
+    status: 400,
+    retryable: false,
+    when: 'file_url / voice_url not http(s), not allowlisted, or resolving to a refused address',
+  },
+  unauthorized: { status: 401, retryable: false, when: '`API_TOKENS` is set and no valid bearer token was sent' },
+  forbidden: { status: 403, retryable: false, when: 'a tampered or malformed `/files/` token' },
+  not_found: { status: 404, retryable: false, when: 'an unknown route, a produced file that is gone, an unknown AI-3 job' },
+  conflict: { status: 409, retryable: false, when: 'AI-3: the `request_id` was already submitted with a different body' },
+  expired: { status: 410, retryable: false, when: 'an expired `/files/` link' },
+  payload_too_large: {
+    status: 413,
+    retryable: false,
+    when: 'a body over `BODY_LIMIT_BYTES`, a fetched file over its byte limit, too many pages or pixels, too long a recording',
+  },
+  unsupported_media: {
+    status: 415,
+    retryable: false,
+    when: 'Content-Type not JSON; a fetched file of an unknown or wrong type (sniffed from its bytes)',
+  },
+  deidentification_failed: {
+    status: 422,
+    retryable: false,
+    when: 'AI-4: personal data was still readable on a page after redacting it, or a page was too poorly read to vouch for; the file is withheld',
+  },
+  cancelled: { status: 499, retryable: true, when: 'the client disconnected first (seen in logs and metrics only)' },
+  internal: { status: 500, retryable: true, when: 'an unexpected fault (logged with its call sites, never its message)' },
+  engine_failed: { status: 500, retryable: true, when: 'an engine failed on this request (e.g. its process died)' },
+  fetch_failed: {
+    status: 502,
+    retryable: true,
+    when: 'the file source failed: retryable for timeouts, resets and 5xx/408/429; not for 404/403 and the like',
+  },
+  engine_unavailable: { status: 503, retryable: false, when: "the engine's model or runtime is not installed, or not ready" },
+  overloaded: {
+    status: 503,
+    retryable: true,
+    when: "the engine's queue is full (`Retry-After` says when to retry), or the gateway is shutting down",
+  },
+  timeout: { status: 504, retryable: true, when: "the request waited past the engine's queue deadline, or ran past its time limit" },
+} as const satisfies Record<string, { status: number; retryable: boolean; when: string }>;
 
 export type ErrorKind = keyof typeof ERROR_KINDS;
 

@@ -1,7 +1,7 @@
 /**
  * Every setting of the gateway, written once: its environment variable, type, default and
  * meaning. `Config` (index.ts), its TypeScript type and the configuration reference of the
- * operator's guide (§5, `npm run docs:config`) are derived from this table.
+ * operator's guide (§5, `npm run docs:generate`) are derived from this table.
  */
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';

@@ -6,9 +6,7 @@
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { isConflict, sha256OfFile, type ExpectedHash } from '../platform/models/index.js';
-
-export type { ExpectedHash } from '../platform/models/index.js';
+import { sha256OfFile } from '../platform/models/checksums.js';
 
 /** A model file's sha256 as last computed, valid while the file keeps its size and mtime. */
 export interface ModelFingerprint {
@@ -53,20 +51,4 @@ export function modelLabel(path: string, sha256: string): string {
   return `${basename(path)}@${sha256.slice(0, 12)}`;
 }
 
-/**
- * Refuses a model whose sha256 differs from the one vouched for, or whose trusted lists disagree
- * (platform/models/trust.ts); answers whether it was verified at all.
- */
-export function checkExpectedHash(path: string, sha256: string, expected: ExpectedHash | undefined): boolean {
-  if (!expected) return false;
-  if (isConflict(expected)) {
-    throw new Error(`${expected.conflict}; refused until one list is corrected (npm run models:verify), or MODELS_VERIFY=off loads it anyway`);
-  }
-  if (expected.sha256 !== sha256) {
-    throw new Error(
-      `${basename(path)} has sha256 ${sha256.slice(0, 12)}…, but ${expected.source} expects ${expected.sha256.slice(0, 12)}…: ` +
-        'reinstall it (npm run models:install) or set MODELS_VERIFY=off to load it anyway',
-    );
-  }
-  return true;
-}
+export { checkExpectedHash, type ExpectedHash } from '../platform/models/trust.js';

@@ -5,7 +5,8 @@ import { GatewayError } from '../errors.js';
 import type { Limiter } from '../platform/limiter.js';
 import type { Logger } from '../platform/logger.js';
 import { createAsrEngine } from './asr/index.js';
-import { expectedHashOf } from '../platform/models/index.js';
+import { ModelTrustConflict, type ExpectedHash } from '../platform/models/trust.js';
+import { expectedHashOf } from './model-trust.js';
 import { createLlmEngine } from './llm/index.js';
 import { createOcrEngine, TesseractOcrEngine } from './ocr/index.js';
 import { ENGINE_NAMES } from '../contract/engines.js';
@@ -63,14 +64,24 @@ export class Engines {
   }
 }
 
-type ModelLocation = { path: string } | { reason: string };
+type ModelLocation =
+  | { path: string; expected: ExpectedHash | undefined }
+  | { reason: string; state: 'unavailable' | 'failed' };
 
-/** The model file a setting names (a file in MODELS_DIR or a path), or why there is none. */
+/**
+ * The model file a setting names (a file in MODELS_DIR or a path) and the hash it must have, or
+ * why there is none: not installed (unavailable), or vouched for by two lists that disagree (failed).
+ */
 function locateModel(config: Config, variable: string, file: string | undefined): ModelLocation {
-  if (!file) return { reason: `${variable} is not set; install a model as models/README.md describes` };
+  if (!file) return { reason: `${variable} is not set; install a model as models/README.md describes`, state: 'unavailable' };
   const path = isAbsolute(file) ? file : resolve(config.models.dir, file);
-  if (!existsSync(path)) return { reason: `model file not found: ${file} (looked in ${config.models.dir})` };
-  return { path };
+  if (!existsSync(path)) return { reason: `model file not found: ${file} (looked in ${config.models.dir})`, state: 'unavailable' };
+  try {
+    return { path, expected: expectedHashOf(config, path) };
+  } catch (error) {
+    if (error instanceof ModelTrustConflict) return { reason: error.message, state: 'failed' };
+    throw error;
+  }
 }
 
 function ocrEngine(config: Config, logger?: Logger): OcrEngine {
@@ -84,21 +95,21 @@ function ocrEngine(config: Config, logger?: Logger): OcrEngine {
 /** Builds the engines this build ships, each reporting why it cannot serve when its model or runtime is missing. */
 export function createEngines(config: Config, logger?: Logger): EngineSet {
   const llmModel = locateModel(config, 'LLM_MODEL', config.llm.model);
-  const asrModel = locateModel(config, 'WHISPER_MODEL', config.asr.model);
-  const vadModel = config.asr.vadModel ? locateModel(config, 'WHISPER_VAD_MODEL', config.asr.vadModel) : undefined;
   return {
     llm:
       'path' in llmModel
-        ? createLlmEngine(config, llmModel.path, logger)
-        : unavailableEngine('llm', llmModel.reason, config.llm.model !== undefined),
+        ? createLlmEngine(config, llmModel.path, llmModel.expected, logger)
+        : unavailableEngine('llm', llmModel.reason, config.llm.model !== undefined, llmModel.state),
     ocr: ocrEngine(config, logger),
-    asr: createAsr(config, asrModel, vadModel, logger),
+    asr: createAsr(config, logger),
   };
 }
 
-function createAsr(config: Config, model: ModelLocation, vadModel: ModelLocation | undefined, logger?: Logger): AsrEngine {
+function createAsr(config: Config, logger?: Logger): AsrEngine {
   const configured = config.asr.model !== undefined;
-  if ('reason' in model) return unavailableEngine('asr', model.reason, configured);
-  if (vadModel && 'reason' in vadModel) return unavailableEngine('asr', vadModel.reason, configured);
-  return createAsrEngine(config.asr, model.path, { vadModelPath: vadModel?.path, expected: expectedHashOf(config, model.path), logger });
+  const model = locateModel(config, 'WHISPER_MODEL', config.asr.model);
+  const vadModel = config.asr.vadModel ? locateModel(config, 'WHISPER_VAD_MODEL', config.asr.vadModel) : undefined;
+  if ('reason' in model) return unavailableEngine('asr', model.reason, configured, model.state);
+  if (vadModel && 'reason' in vadModel) return unavailableEngine('asr', vadModel.reason, configured, vadModel.state);
+  return createAsrEngine(config.asr, model.path, { vadModelPath: vadModel?.path, expected: model.expected, logger });
 }

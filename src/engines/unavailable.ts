@@ -6,20 +6,22 @@ type EngineOfAnyKind<N extends EngineName> = Omit<LlmEngine, 'name'> &
   Omit<AsrEngine, 'name'> & { name: N };
 
 /**
- * The permanent stand-in for an engine whose model or runtime is not installed: it says why
- * on /readyz and every call answers engine_unavailable, so the gateway starts without models.
+ * The permanent stand-in for an engine whose model or runtime is not installed (`unavailable`),
+ * or whose model cannot be trusted (`failed`): it says why on /readyz and every call answers
+ * engine_unavailable, so the gateway starts without models.
  */
 export function unavailableEngine<N extends EngineName>(
   name: N,
   reason: string,
   configured: boolean,
+  state: 'unavailable' | 'failed' = 'unavailable',
 ): EngineOfAnyKind<N> {
   const fail = async (): Promise<never> => {
-    throw new GatewayError('engine_unavailable', `the ${name} engine is unavailable: ${reason}`);
+    throw new GatewayError('engine_unavailable', `the ${name} engine is ${state}: ${reason}`);
   };
   return {
     name,
-    status: () => ({ state: 'unavailable' as const, reason, configured }),
+    status: () => ({ state, reason, configured }),
     start: async () => {},
     close: async () => {},
     generateJson: fail,

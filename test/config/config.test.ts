@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, type LimiterSettings } from '../../src/config/index.js';
+import { REPO_ROOT } from '../support/paths.js';
 
 /** Runs loadConfig expecting a ConfigError and returns it. */
 function configError(env: NodeJS.ProcessEnv): ConfigError {
@@ -26,12 +27,12 @@ describe('loadConfig defaults', () => {
       bodyLimitBytes: 2 * 1024 * 1024,
       shutdownTimeoutMs: 30_000,
     });
-    expect(config.models).toEqual({ dir: './models', verify: true, manifestPath: resolve('models/manifest.json') });
+    expect(config.models).toEqual({ dir: './models', verify: true, manifestPath: join(REPO_ROOT, 'models', 'manifest.json') });
     expect(config.security).toEqual({ apiTokens: [], fileSigningSecret: undefined, fileUrlTtlSeconds: 86_400 });
     expect(config.asr).toEqual({
       model: undefined,
       vadModel: undefined,
-      whisperBin: resolve('.build/whisper/bin/whisper-cli'),
+      whisperBin: join(REPO_ROOT, '.build', 'whisper', 'bin', 'whisper-cli'),
       ffmpegBin: 'ffmpeg',
       language: 'zh',
       maxRunning: 1,

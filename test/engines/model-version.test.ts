@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, ut
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkExpectedHash, modelFingerprint, modelLabel } from '../../src/engines/model-version.js';
+import { modelFingerprint, modelLabel } from '../../src/engines/model-version.js';
 
 const sha = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
@@ -47,20 +47,5 @@ describe('model version', () => {
 
   it('labels the model as <file name>@<12 hex>', () => {
     expect(modelLabel('/models/qwen.gguf', 'abcdef0123456789'.repeat(4))).toBe('qwen.gguf@abcdef012345');
-  });
-});
-
-describe('checkExpectedHash', () => {
-  const A = 'a'.repeat(64);
-
-  it('refuses a mismatch with a way out, and tells verified from unvouched', () => {
-    expect(() => checkExpectedHash('/m/x.gguf', 'b'.repeat(64), { sha256: A, source: 'SHA256SUMS' })).toThrow(
-      /x.gguf has sha256 bbbbbbbbbbbb…, but SHA256SUMS expects aaaaaaaaaaaa….*MODELS_VERIFY=off/,
-    );
-    expect(checkExpectedHash('/m/x.gguf', A, { sha256: A, source: 'SHA256SUMS' })).toBe(true);
-    expect(checkExpectedHash('/m/x.gguf', A, undefined)).toBe(false);
-    expect(() => checkExpectedHash('/m/x.gguf', A, { conflict: 'x.gguf: m.json lists sha256 aaaa…, but SHA256SUMS lists bbbb…' })).toThrow(
-      /x.gguf: m.json lists sha256 aaaa…, but SHA256SUMS lists bbbb…; refused/,
-    );
   });
 });

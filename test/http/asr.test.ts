@@ -9,6 +9,7 @@ import {
   AUDIO_FIXTURES,
   CONTAINERS,
   FAST_ASR_ENV,
+  asrToolsMissing,
   isProcessAlive,
   writeLongRecording,
   ffmpegConvert,
@@ -21,16 +22,15 @@ import { baseUrl, postJson, startGateway, type TestGateway } from '../support/ga
 import { enginesWithAsr } from '../support/test-engines.js';
 import { loadConfig } from '../../src/config/index.js';
 import { WhisperEngine } from '../../src/engines/asr/index.js';
-import { settledStatus } from '../../src/engines/readiness.js';
 import { TEST_MODELS_DIR } from '../support/paths.js';
-import { describeNeeding, FFMPEG, WHISPER_CLI } from '../support/requirements.js';
+import { describeWithTools } from '../support/tools.js';
+import { readyStatus, settledStatus } from '../../src/engines/readiness.js';
 
 /**
  * AI-7 end to end on the real path: safe fetch → ffmpeg → whisper-cli (built by
  * npm run setup:whisper) → JSON parser, with the random-weight tiny model. Its words are noise;
  * what must hold are the contract's invariants, on every recording and every container.
  */
-
 interface AsrBody {
   text: string;
   segments: Array<{ start_ms: number; end_ms: number; text: string }>;
@@ -54,7 +54,7 @@ function expectInvariants(body: AsrBody, seconds: number): void {
   expect(body.text).not.toMatch(/\p{Script=Han}\s+\p{Script=Han}/u);
 }
 
-await describeNeeding([WHISPER_CLI, FFMPEG], 'POST /ai/v1/asr with whisper.cpp and the random tiny model', () => {
+describeWithTools('POST /ai/v1/asr with whisper.cpp and the random tiny model', await asrToolsMissing(), () => {
   let dir: string;
   let files: FileServer;
   let gateway: TestGateway;
@@ -75,8 +75,7 @@ await describeNeeding([WHISPER_CLI, FFMPEG], 'POST /ai/v1/asr with whisper.cpp a
       },
       { listen: true },
     );
-    const status = await settledStatus(() => started.app.engineStatus('asr'), 60_000);
-    if (status.state !== 'ready') throw new Error(`the ASR engine did not start: ${status.reason}`);
+    await readyStatus('asr', () => started.app.engineStatus('asr'), 60_000);
     return started;
   };
 

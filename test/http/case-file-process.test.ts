@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseFileProcessResponse } from '../../src/contract/case-files.js';
 import type { OcrEngine, OcrPage, RecognizeOptions } from '../../src/engines/types.js';
 import { startFileServer, type FileServer, fileReference, type FileReferenceBody } from '../support/file-server.js';
-import { downloadProduced, OCR_START_WITHIN_MS, startGateway, startOcrGateway, type TestGateway, postFiles } from '../support/gateway.js';
+import { OCR_START_WITHIN_MS, startGateway, startOcrGateway, type TestGateway, postFiles } from '../support/gateway.js';
 import { readFixture, toBmp } from '../support/ocr-fixtures.js';
-import { fixturePath } from '../support/paths.js';
 import { ScriptedLlmEngine, enginesWith } from '../support/test-engines.js';
+import { fixturePath } from '../support/paths.js';
 
 const PATH = '/ai/v1/case-file-process';
 
@@ -28,9 +28,9 @@ const post = (target: TestGateway, fileList: FileReferenceBody[]) => postFiles(t
 
 /** A produced file, fetched through its signed URL like a client would. */
 async function download(target: TestGateway, url: string): Promise<{ type: string; bytes: Buffer }> {
-  const produced = await downloadProduced(target, url);
-  expect(produced.status).toBe(200);
-  return produced;
+  const response = await target.app.inject({ method: 'GET', url: new URL(url).pathname });
+  expect(response.statusCode).toBe(200);
+  return { type: String(response.headers['content-type']), bytes: response.rawPayload };
 }
 
 /** What case-ocr reads in a file, as a client would check it. */
@@ -149,7 +149,7 @@ describe('case-file-process with the real OCR engine', () => {
   }, 180_000);
 
   it('withholds the real phone photo of a blood-count report, whose names OCR cannot read', async () => {
-    served.set('photo-report.jpg', await readFile(fixturePath('photos/np2016_bloodtestreport2.jpg')));
+    served.set('photo-report.jpg', await readFile(fixturePath('photos', 'np2016_bloodtestreport2.jpg')));
     const { status, json } = await post(gateway, [file(9, 'photo-report.jpg')]);
     expect(status).toBe(422);
     expect(json.error.kind).toBe('deidentification_failed');

@@ -91,7 +91,7 @@ describe('case-ocr with the LLM ready', () => {
     if (!(ocr instanceof TesseractOcrEngine)) throw new Error(ocr.reason);
     // The model corrects the stage to the TNM it read, and invents a name that is not in the text.
     llm = new ScriptedLlmEngine(() => ({ name: '赵六', age: '56岁', cancer_type: '腺癌', stage: 'T2N2M0' }));
-    refined = await startOcrGateway({}, { engines: enginesWith({ ocr, llm }) });
+    refined = await startOcrGateway({ engines: enginesWith({ ocr, llm }) });
   }, OCR_START_WITHIN_MS);
 
   afterAll(() => refined?.close());

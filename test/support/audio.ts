@@ -2,13 +2,15 @@ import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { findExecutable } from '../../src/engines/asr/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import { fixturePath } from './paths.js';
 
 const run = promisify(execFile);
 
-/** The real recordings and their transcripts (test/fixtures/audio/README.md). */
+/** The real recordings and their transcripts (test/fixtures/audio, with their sources in its README). */
 export const AUDIO_FIXTURES = fixturePath('audio');
-const TRANSCRIPTS = join(AUDIO_FIXTURES, 'transcripts.json');
+const TRANSCRIPTS = fixturePath('audio', 'transcripts.json');
 
 export interface Recording {
   file: string;
@@ -48,6 +50,14 @@ export async function ffmpegConvert(input: string, output: string, args: readonl
 export async function writeAmrFile(path: string, frames: number): Promise<void> {
   const frame = Buffer.concat([Buffer.from([0x3c]), Buffer.alloc(31)]);
   await writeFile(path, Buffer.concat([Buffer.from('#!AMR\n'), ...Array.from({ length: frames }, () => frame)]));
+}
+
+/** Why the real ASR tests cannot run here, or null when whisper-cli and ffmpeg are installed. */
+export async function asrToolsMissing(): Promise<string | null> {
+  const { asr } = loadConfig({});
+  if (!(await findExecutable(asr.whisperBin))) return `whisper-cli not built (${asr.whisperBin}): run npm run setup:whisper`;
+  if (!(await findExecutable('ffmpeg'))) return 'ffmpeg not installed (apt-get install ffmpeg)';
+  return null;
 }
 
 /** Settings for the random test model: greedy, no temperature fallback, one thread (CI has two cores). */

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { DocumentCategory } from '../../src/contract/case-files.js';
 import { fixturePath } from './paths.js';
+import { photoTruth } from './photos.js';
 
 export const DEID_FIXTURES = fixturePath('deid');
-const PHOTOS = fixturePath('photos');
 
 export interface DeidTruth {
   category: DocumentCategory;
@@ -23,16 +23,18 @@ export interface DeidCase extends DeidTruth {
 export const deidGroundTruth = (): Record<string, DeidTruth> =>
   JSON.parse(readFileSync(join(DEID_FIXTURES, 'ground-truth.json'), 'utf8')) as Record<string, DeidTruth>;
 
-/** The real photos whose de-identification truth is known (test/fixtures/photos/ground-truth.json). */
-function photoCases(): DeidCase[] {
-  const truth = JSON.parse(readFileSync(join(PHOTOS, 'ground-truth.json'), 'utf8')) as Record<string, { deid?: DeidTruth }>;
-  return Object.entries(truth).flatMap(([file, { deid }]) => (deid ? [{ ...deid, path: join(PHOTOS, file) }] : []));
+/** The real blood-test photos (upright and turned), with their truth from test/fixtures/photos. */
+export const REAL_DEID_PHOTOS = ['np2016_bloodtestreport2.jpg', 'np2016_bloodtestreport1.jpg'].map((file) => fixturePath('photos', file));
+
+function photoCase(path: string): DeidCase {
+  const truth = photoTruth()[basename(path)]!;
+  return { category: 'lab_report', pages: 1, language: 'zh', personal: truth.personal ?? [], clinical: truth.clinical ?? [], path };
 }
 
-/** The project's rendered fixtures, then the real photos. */
+/** The project's synthetic fixtures, then the real photos. */
 export function deidCases(): DeidCase[] {
   const fixtures = Object.entries(deidGroundTruth()).map(([file, truth]) => ({ ...truth, path: join(DEID_FIXTURES, file) }));
-  return [...fixtures, ...photoCases()];
+  return [...fixtures, ...REAL_DEID_PHOTOS.map(photoCase)];
 }
 
 const RESIDENT_ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];

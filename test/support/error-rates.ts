@@ -1,4 +1,4 @@
-/** Error rates of a reading against its reference: CER for Chinese and WER for English transcripts, CER for OCR. */
+/** Error rates of a transcript against its reference: CER for Chinese, WER for English. */
 
 /** Levenshtein distance between two token sequences (substitutions, insertions, deletions). */
 export function editDistance<T>(reference: readonly T[], hypothesis: readonly T[]): number {
@@ -43,14 +43,3 @@ export function errorRate(counts: readonly ErrorCount[]): number {
   const length = counts.reduce((sum, count) => sum + count.referenceLength, 0);
   return length === 0 ? 0 : counts.reduce((sum, count) => sum + count.edits, 0) / length;
 }
-
-/** Content characters of an OCR reading: layout whitespace is not an error, and width is normalised. */
-const ocrChars = (text: string) => [...text.normalize('NFKC').replace(/\s+/g, '')];
-
-/** Character error rate of an OCR reading against its reference text. */
-export function characterErrorRate(hypothesis: string, reference: string): number {
-  const ref = ocrChars(reference);
-  return ref.length ? editDistance(ref, ocrChars(hypothesis)) / ref.length : 0;
-}
-
-export const pct = (value: number) => `${(value * 100).toFixed(1)}%`;

@@ -1,15 +1,15 @@
 import { request as httpRequest } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
-import { readyStatus } from '../../src/engines/readiness.js';
-import type { EngineName, EngineSet } from '../../src/engines/types.js';
+import type { EngineSet } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { FileReferenceBody } from './file-server.js';
+import { readyStatus } from '../../src/engines/readiness.js';
 
 export interface TestGateway {
   app: FastifyInstance;
@@ -20,18 +20,14 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export interface GatewayOptions {
-  engines?: EngineSet;
-  listen?: boolean;
-  dataDir?: string;
-  keepDataDir?: boolean;
-}
-
 /** Builds the real app on a fresh data dir, logging at debug into memory. */
-export async function startGateway(env: NodeJS.ProcessEnv = {}, options: GatewayOptions = {}): Promise<TestGateway> {
+export async function startGateway(
+  env: Record<string, string> = {},
+  options: { engines?: EngineSet; listen?: boolean; dataDir?: string; keepDataDir?: boolean } = {},
+): Promise<TestGateway> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'gateway-test-')));
   // OCR workers take seconds of CPU to start: only tests that read documents turn them on.
-  const config = loadConfig({ LOG_LEVEL: 'debug', OCR_ENGINE: 'off', ...env, DATA_DIR: dataDir });
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'debug', OCR_ENGINE: 'off', ...env });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -60,39 +56,18 @@ export async function startGateway(env: NodeJS.ProcessEnv = {}, options: Gateway
 
 export const OCR_ENV = { OCR_ENGINE: 'tesseract', OCR_WORKERS: '1', FETCH_ALLOW_LOOPBACK: 'true' };
 export const OCR_START_WITHIN_MS = 60_000;
-/** A real-sized model on a CPU takes minutes to load. */
-const LLM_START_WITHIN_MS = 10 * 60_000;
 
-/** startGateway, once `engine` is ready; a gateway whose engine never gets there is closed. */
-async function startGatewayWithReady(engine: EngineName, withinMs: number, env: NodeJS.ProcessEnv, options: GatewayOptions = {}): Promise<TestGateway> {
-  const started = await startGateway(env, options);
-  try {
-    await readyStatus(engine, () => started.app.engineStatus(engine), withinMs);
-  } catch (error) {
-    await started.close();
-    throw error;
-  }
+/** The gateway with the real OCR engine (one worker), once its worker has loaded. */
+export async function startOcrGateway(options: Parameters<typeof startGateway>[1] = {}): Promise<TestGateway> {
+  const started = await startGateway(OCR_ENV, options);
+  await readyStatus('ocr', () => started.app.engineStatus('ocr'), OCR_START_WITHIN_MS);
   return started;
 }
-
-/** The gateway with the real OCR engine (one worker unless `env` says more), once its workers have loaded. */
-export const startOcrGateway = (env: NodeJS.ProcessEnv = {}, options: GatewayOptions = {}): Promise<TestGateway> =>
-  startGatewayWithReady('ocr', OCR_START_WITHIN_MS, { ...OCR_ENV, ...env }, options);
-
-/** The gateway with the LLM engine on `modelPath` (the operator's settings from the environment apply), once the model has loaded. */
-export const startLlmGateway = (modelPath: string, env: Record<string, string> = {}): Promise<TestGateway> =>
-  startGatewayWithReady('llm', LLM_START_WITHIN_MS, { ...process.env, LOG_LEVEL: 'warn', ...env, LLM_MODEL: resolve(modelPath) });
 
 /** POSTs files to a document operation; the status and the parsed body. */
 export async function postFiles(target: TestGateway, path: string, requestId: string, files: FileReferenceBody[]) {
   const response = await target.app.inject({ method: 'POST', url: path, payload: { request_id: requestId, files } });
   return { status: response.statusCode, json: response.json() };
-}
-
-/** A file the gateway produced, fetched through its signed URL as a client would. */
-export async function downloadProduced(target: TestGateway, url: string): Promise<{ status: number; type: string; bytes: Buffer }> {
-  const response = await target.app.inject({ method: 'GET', url: new URL(url).pathname });
-  return { status: response.statusCode, type: String(response.headers['content-type']), bytes: response.rawPayload };
 }
 
 export function baseUrl(app: FastifyInstance): string {

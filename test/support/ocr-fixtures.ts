@@ -15,19 +15,6 @@ export const readFixture = (file: string): Buffer => readFileSync(join(OCR_FIXTU
 export const groundTruth = (): Record<string, OcrTruth> =>
   JSON.parse(readFileSync(join(OCR_FIXTURES, 'ground-truth.json'), 'utf8')) as Record<string, OcrTruth>;
 
-export const PHOTOS = fixturePath('photos');
-
-/** What is known of a real photo's text: all of it, or phrases a reading must contain. */
-export interface PhotoTruth {
-  text?: string;
-  must_read?: string[];
-  patient_info?: OcrTruth['patient_info'];
-}
-
-/** The real photos' OCR truth (test/fixtures/photos/ground-truth.json). */
-export const photoGroundTruth = (): Record<string, PhotoTruth> =>
-  JSON.parse(readFileSync(join(PHOTOS, 'ground-truth.json'), 'utf8')) as Record<string, PhotoTruth>;
-
 /** A 24-bit BMP of an image (BMP fixtures are large, so tests make them). */
 export async function toBmp(image: Buffer): Promise<Buffer> {
   const { data, info } = await sharp(image).greyscale().raw().toBuffer({ resolveWithObject: true });

@@ -1,11 +1,14 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The repository's root, wherever the tests are run from. */
+/**
+ * Where the tests' files are, found from this file rather than the working directory, so the
+ * suite runs from anywhere.
+ */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
-/** The absolute path of a file or folder under test/fixtures. */
-export const fixturePath = (relative: string): string => join(REPO_ROOT, 'test/fixtures', relative);
+/** A file or folder under test/fixtures/. */
+export const fixturePath = (...parts: string[]): string => join(REPO_ROOT, 'test', 'fixtures', ...parts);
 
-/** Where tests write and find their random-weight models (ignored by git). */
+/** The checkout's models/ folder, where the random-weight test models are generated (git-ignored). */
 export const TEST_MODELS_DIR = join(REPO_ROOT, 'models');

@@ -29,26 +29,10 @@ export const NEUTRAL_GATEWAY_ENV = {
 } as const;
 
 /** Starts a TypeScript entry point of the repository (`src/main.ts`, `src/receiver/main.ts`) as its own process. */
-export function spawnFromSource(entry: string, env: Record<string, string>, stderr: 'pipe' | 'inherit' = 'pipe', args: string[] = []): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+export function spawnFromSource(entry: string, env: Record<string, string>, stderr: 'pipe' | 'inherit' = 'pipe'): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', stderr],
     env: { ...process.env, ...env },
   });
-}
-
-export interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command-line entry point of the repository (`src/cli/models.ts`) from source to its end. */
-export async function runFromSource(entry: string, args: string[], env: Record<string, string> = {}): Promise<Finished> {
-  const child = spawnFromSource(entry, env, 'pipe', args);
-  const output = { stdout: '', stderr: '' };
-  child.stdout!.on('data', (chunk: Buffer) => (output.stdout += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, ...output };
 }

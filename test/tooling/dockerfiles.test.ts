@@ -88,6 +88,13 @@ describe.each(['Dockerfile.gpu', 'Dockerfile'])('%s', (file) => {
     for (const add of instructions.filter((i) => i.keyword === 'ADD')) expect(add.args).not.toMatch(/https?:\/\//);
   });
 
+  it('puts the models command on PATH, run from the built output', () => {
+    expect(final.find((i) => i.keyword === 'RUN' && i.args.includes('mdt-models'))?.args).toContain('/app/dist/cli/models.js');
+    expect((JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { bin: object }).bin).toEqual({
+      'mdt-models': 'dist/cli/models.js',
+    });
+  });
+
   it('builds whisper-cli in the build stage and carries it into the final one', () => {
     expect(text).toContain('npm run setup:whisper');
     expect(final.some((i) => i.keyword === 'COPY' && i.args.includes('whisper-cli'))).toBe(true);

@@ -29,16 +29,15 @@ const PDFJS_ASSETS = {
 type TextItem = Extract<Awaited<ReturnType<PDFPageProxy['getTextContent']>>['items'][number], { str: string }>;
 type RenderContext = Parameters<PDFPageProxy['render']>[0]['canvasContext'];
 
+/** pdfjs as the gateway runs it: no eval, no system fonts, fonts and CMaps from the package. */
+export function loadPdf(bytes: Buffer): Promise<PDFDocumentProxy> {
+  return getDocument({ data: new Uint8Array(bytes), ...PDFJS_ASSETS, isEvalSupported: false, useSystemFonts: false, verbosity: 0 }).promise;
+}
+
 export async function openPdf(bytes: Buffer, limits: DocumentLimits): Promise<OpenedDocument> {
   let document: PDFDocumentProxy;
   try {
-    document = await getDocument({
-      data: new Uint8Array(bytes),
-      ...PDFJS_ASSETS,
-      isEvalSupported: false,
-      useSystemFonts: false,
-      verbosity: 0,
-    }).promise;
+    document = await loadPdf(bytes);
   } catch (error) {
     if (error instanceof Error && error.name === 'PasswordException') {
       throw new GatewayError('invalid_request', 'the PDF is encrypted with a password; send it unprotected', { cause: error });
@@ -96,7 +95,7 @@ async function readPage(document: PDFDocumentProxy, page: PDFPageProxy, limits: 
 }
 
 /** The page drawn on white at the viewport's scale, as PNG. */
-async function render(document: PDFDocumentProxy, page: PDFPageProxy, viewport: ReturnType<PDFPageProxy['getViewport']>): Promise<Buffer> {
+export async function render(document: PDFDocumentProxy, page: PDFPageProxy, viewport: ReturnType<PDFPageProxy['getViewport']>): Promise<Buffer> {
   const factory = document.canvasFactory as {
     create(w: number, h: number): { canvas: { toBuffer(mime: 'image/png'): Buffer }; context: unknown };
     destroy(target: unknown): void;

@@ -1,13 +1,12 @@
 /**
  * models/manifest.json: the models recommended per deployment profile, with the publisher's
- * sha256 where it is known. Where it is not (it cannot be read from here, offline),
- * `models:fetch` records the hash of what it downloaded in MODELS_DIR/SHA256SUMS on the
- * connected machine; the bundle carries that file to the air-gapped site (see trust.ts).
+ * sha256 where it is known. Where it is not (it cannot be read offline), the models tool records
+ * the hash of what it downloaded on the connected machine in MODELS_DIR/SHA256SUMS; the bundle
+ * carries that file into the air-gapped site (trust.ts says how the two are weighed).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 const modelEntry = z.object({
@@ -55,12 +54,16 @@ export function profileModels(manifest: Manifest, profile: string): ModelEntry[]
 }
 
 /**
- * The sha256 the manifest at `path` lists for `file`, if any. The gateway reads only this, so an
- * entry the tool would reject for another reason (a missing licence) does not stop a model loading.
+ * The hash the manifest at `path` gives `file`, read leniently: the gateway must start (and say
+ * why an engine cannot) even when the manifest is missing or damaged.
  */
 export function manifestHashOf(path: string, file: string): string | undefined {
-  if (!existsSync(path)) return undefined;
-  const manifest = JSON.parse(readFileSync(path, 'utf8')) as { models?: Array<{ file?: unknown; sha256?: unknown }> };
-  const entry = manifest.models?.find((model) => model.file === file);
-  return typeof entry?.sha256 === 'string' ? entry.sha256 : undefined;
+  try {
+    const manifest = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { models?: unknown }) : {};
+    const models = Array.isArray(manifest.models) ? (manifest.models as Array<{ file?: unknown; sha256?: unknown }>) : [];
+    const sha256 = models.find((model) => model.file === file)?.sha256;
+    return typeof sha256 === 'string' ? sha256 : undefined;
+  } catch {
+    return undefined;
+  }
 }

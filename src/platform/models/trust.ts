@@ -1,56 +1,46 @@
 /**
- * Which sha256 a model file must have: one rule for the gateway, when an engine loads a model, and
- * for the models tool (fetch, bundle, install, verify).
- *
- *   - the models manifest's sha256 when it lists the file;
- *   - else the SHA256SUMS line beside the file (written by models:fetch and models:install);
- *   - else nothing vouches for the file: it is unverified.
- *
- * When both list the file with different hashes, neither is believed: that is a conflict, and
- * both the gateway and the tool refuse the file. MODELS_VERIFY=off makes the gateway skip the check.
+ * Which sha256 a model file must have, one rule for the gateway and the models tool: the
+ * models manifest's hash when it lists the file with one (the publisher's); else the line of
+ * SHA256SUMS beside the file (recorded by the models tool when it downloaded or installed it);
+ * else nothing vouches for the file and it loads as unverified. When both list the file with
+ * different hashes, nobody can say which is right: the file is refused (fail closed).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import type { Config } from '../../config/index.js';
-import { CHECKSUMS_FILE, parseChecksums } from './checksums.js';
-import { manifestHashOf } from './manifest.js';
+import { basename } from 'node:path';
 
 /** A hash a trusted list vouches for, and which list. */
-export interface VouchedHash {
+export interface ExpectedHash {
   sha256: string;
   source: string;
 }
 
-/** The trusted lists disagree about a file: no hash can satisfy it. */
-export interface HashConflict {
-  conflict: string;
-}
-
-/** What a model file must hash to; undefined where nothing vouches for it. */
-export type ExpectedHash = VouchedHash | HashConflict;
-
-const short = (sha256: string) => `${sha256.slice(0, 12)}…`;
-
-/** The rule: the manifest's hash, else the SHA256SUMS one; a conflict when they differ. */
-export function expectedHash(file: string, manifest: VouchedHash | undefined, checksums: VouchedHash | undefined): ExpectedHash | undefined {
-  if (manifest && checksums && manifest.sha256 !== checksums.sha256) {
-    return { conflict: `${file}: ${manifest.source} lists sha256 ${short(manifest.sha256)}, but ${checksums.source} lists ${short(checksums.sha256)}` };
+export class ModelTrustConflict extends Error {
+  constructor(file: string, manifest: ExpectedHash, recorded: ExpectedHash) {
+    super(
+      `${file}: ${manifest.source} vouches for sha256 ${manifest.sha256.slice(0, 12)}…, but ${recorded.source} for ` +
+        `${recorded.sha256.slice(0, 12)}…; fetch or install the file again so the two agree`,
+    );
+    this.name = 'ModelTrustConflict';
   }
-  return manifest ?? checksums;
 }
 
-export const isConflict = (expected: ExpectedHash | undefined): expected is HashConflict => expected !== undefined && 'conflict' in expected;
+/** The hash `file` must have, from the manifest's and SHA256SUMS' claims (either may be absent). */
+export function vouchedHash(
+  file: string,
+  manifest: ExpectedHash | undefined,
+  recorded: ExpectedHash | undefined,
+): ExpectedHash | undefined {
+  if (manifest && recorded && manifest.sha256 !== recorded.sha256) throw new ModelTrustConflict(file, manifest, recorded);
+  return manifest ?? recorded;
+}
 
-/** The gateway's side: what the model at `modelPath` must hash to per MODELS_MANIFEST and the SHA256SUMS beside it. */
-export function expectedHashOf(config: Config, modelPath: string): ExpectedHash | undefined {
-  if (!config.models.verify) return undefined;
-  const file = basename(modelPath);
-  const listed = manifestHashOf(config.models.manifestPath, file);
-  const checksumsPath = join(dirname(modelPath), CHECKSUMS_FILE);
-  const recorded = existsSync(checksumsPath) ? parseChecksums(readFileSync(checksumsPath, 'utf8')).get(file) : undefined;
-  return expectedHash(
-    file,
-    listed ? { sha256: listed, source: config.models.manifestPath } : undefined,
-    recorded ? { sha256: recorded, source: checksumsPath } : undefined,
-  );
+/** Refuses a model whose sha256 differs from the one vouched for; answers whether it was verified at all. */
+export function checkExpectedHash(path: string, sha256: string, expected: ExpectedHash | undefined): boolean {
+  if (!expected) return false;
+  if (expected.sha256 !== sha256) {
+    throw new Error(
+      `${basename(path)} has sha256 ${sha256.slice(0, 12)}…, but ${expected.source} expects ${expected.sha256.slice(0, 12)}…: ` +
+        'reinstall it (npm run models:install) or set MODELS_VERIFY=off to load it anyway',
+    );
+  }
+  return true;
 }

@@ -6,12 +6,12 @@ import { ensureWhisperTestModel } from '../../support/models/whisper-model.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { WhisperEngine } from '../../../src/engines/asr/index.js';
 import { GatewayError } from '../../../src/errors.js';
-import { FAST_ASR_ENV, isProcessAlive, writeLongRecording } from '../../support/audio.js';
-import { settledStatus } from '../../../src/engines/readiness.js';
+import { FAST_ASR_ENV, asrToolsMissing, isProcessAlive, writeLongRecording } from '../../support/audio.js';
 import { TEST_MODELS_DIR } from '../../support/paths.js';
-import { describeNeeding, FFMPEG, WHISPER_CLI } from '../../support/requirements.js';
+import { describeWithTools } from '../../support/tools.js';
+import { settledStatus } from '../../../src/engines/readiness.js';
 
-await describeNeeding([WHISPER_CLI, FFMPEG], 'WhisperEngine on the real whisper-cli and ffmpeg', () => {
+describeWithTools('WhisperEngine on the real whisper-cli and ffmpeg', await asrToolsMissing(), () => {
   let dir: string;
   let modelPath: string;
   let longRecording: string;

@@ -17,6 +17,7 @@ import { ensureTestModel } from '../../support/models/make-test-model.js';
 import { TEST_MODELS_DIR } from '../../support/paths.js';
 
 /** The tokenizer cache is shared; the model file is this test's own, so nobody rewrites it mid-run. */
+const MODELS_DIR = TEST_MODELS_DIR;
 const MODEL_PATH = join(tmpdir(), 'mdt-ai-gateway-llm-engine-test', 'test-tiny-qwen2.gguf');
 const CONTEXT = 2048;
 
@@ -88,7 +89,7 @@ describe('LLM engine (node-llama-cpp in a child process)', () => {
   };
 
   beforeAll(async () => {
-    ({ path: modelPath, sha256 } = await ensureTestModel({ modelsDir: TEST_MODELS_DIR, outPath: MODEL_PATH }));
+    ({ path: modelPath, sha256 } = await ensureTestModel({ modelsDir: MODELS_DIR, outPath: MODEL_PATH }));
     const destination = new Writable({
       write(chunk: Buffer, _encoding, done) {
         logLines.push(chunk.toString());

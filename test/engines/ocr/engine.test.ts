@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,11 +11,12 @@ import { createOcrEngine, TesseractOcrEngine } from '../../../src/engines/ocr/in
 import { traineddataProblem } from '../../../src/engines/ocr/traineddata.js';
 import { createEngines } from '../../../src/engines/registry.js';
 import { readFixture } from '../../support/ocr-fixtures.js';
+import { itWithTools } from '../../support/tools.js';
 import { REPO_ROOT } from '../../support/paths.js';
-import { DEBIAN_CHI_SIM, DEBIAN_TESSDATA, itNeeding } from '../../support/requirements.js';
 
-const ENG_TRAINEDDATA_GZ = join(REPO_ROOT, 'node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz');
+const NPM_ENG_TRAINEDDATA = join(REPO_ROOT, 'node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz');
 
+const DEBIAN_TESSDATA = '/usr/share/tesseract-ocr/5/tessdata';
 const engines: TesseractOcrEngine[] = [];
 afterAll(() => Promise.all(engines.map((engine) => engine.close())));
 
@@ -40,7 +42,7 @@ describe('the tesseract.js OCR engine', () => {
   it('fails with the reason, and the process lives on, when a traineddata file is broken', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tessdata-test-'));
     try {
-      const eng = gunzipSync(await readFile(ENG_TRAINEDDATA_GZ));
+      const eng = gunzipSync(await readFile(NPM_ENG_TRAINEDDATA));
       await writeFile(join(dir, 'eng.traineddata'), eng.subarray(0, eng.length / 2));
       await writeFile(join(dir, 'noise.traineddata'), Buffer.alloc(4096, 7));
       // A legacy-only file: one entry (the unicharset at 196), no LSTM model.
@@ -85,17 +87,22 @@ describe('the tesseract.js OCR engine', () => {
     expect((await engine.recognize(await headerLine(), new AbortController().signal)).text).toContain('人民医院');
   }, 60_000);
 
-  itNeeding([DEBIAN_CHI_SIM], 'reads Debian tessdata from OCR_TESSDATA_DIR', async () => {
-    const engine = await startedEngine({ OCR_TESSDATA_DIR: DEBIAN_TESSDATA });
-    expect(engine.status().model).toMatch(/^chi_sim\.traineddata@/);
-    expect((await engine.recognize(await headerLine(), new AbortController().signal)).text).toContain('医院');
-  }, 60_000);
+  itWithTools(
+    'reads Debian tessdata from OCR_TESSDATA_DIR',
+    existsSync(`${DEBIAN_TESSDATA}/chi_sim.traineddata`) ? null : 'Debian tessdata not installed (apt-get install tesseract-ocr-chi-sim)',
+    async () => {
+      const engine = await startedEngine({ OCR_TESSDATA_DIR: DEBIAN_TESSDATA });
+      expect(engine.status().model).toMatch(/^chi_sim\.traineddata@/);
+      expect((await engine.recognize(await headerLine(), new AbortController().signal)).text).toContain('医院');
+    },
+    60_000,
+  );
 
   it('checks a configured folder against its SHA256SUMS: verified when it matches, failed when not', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tessdata-sums-'));
     try {
       const file = join(dir, 'eng.traineddata');
-      await writeFile(file, gunzipSync(await readFile(ENG_TRAINEDDATA_GZ)));
+      await writeFile(file, gunzipSync(await readFile(NPM_ENG_TRAINEDDATA)));
       const sha256 = createHash('sha256').update(await readFile(file)).digest('hex');
       const engineWith = (sums: string) =>
         writeFile(join(dir, 'SHA256SUMS'), sums).then(() => {

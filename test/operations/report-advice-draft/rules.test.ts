@@ -6,6 +6,9 @@ import { composeDraft, hasAdvice, usableAnswer } from '../../../src/operations/r
 import { condenseRequest, freeTextLength, shareCharacters } from '../../../src/operations/report-advice-draft/condense.js';
 import { languageOf } from '../../../src/operations/report-advice-draft/draft.js';
 import { adviceAnswer, answerTokenBudget, departmentNames } from '../../../src/operations/report-advice-draft/prompts.js';
+import { nextAttempt } from '../../../src/platform/callbacks/delivery.js';
+import { detectLanguage, isWrittenIn, looksDegenerate } from '../../../src/operations/text/language.js';
+import { characterBoundary, cutAtSentence } from '../../../src/operations/text/sentences.js';
 
 const request = (dept_opinions: ReportAdviceDraftRequest['dept_opinions']): ReportAdviceDraftRequest => ({
   request_id: 'r',
@@ -14,10 +17,65 @@ const request = (dept_opinions: ReportAdviceDraftRequest['dept_opinions']): Repo
   dept_opinions,
 });
 
-describe('languageOf', () => {
+describe('cutAtSentence', () => {
+  it('leaves a short text alone', () => {
+    expect(cutAtSentence('建议手术。', 10, '……')).toBe('建议手术。');
+  });
+
+  it('cuts after the last sentence end that fits, counting the marker', () => {
+    const cut = cutAtSentence('建议手术。术后化疗。定期复查随访。', 14, '……');
+    expect(cut).toBe('建议手术。术后化疗。……');
+    expect(cut.length).toBeLessThanOrEqual(14);
+  });
+
+  it('cuts English after a period followed by a space', () => {
+    expect(cutAtSentence('Surgery is advised first. Then chemotherapy for four cycles.', 40)).toBe('Surgery is advised first.');
+  });
+
+  it('falls back to a clause break, then a character boundary, when no sentence ends in the second half', () => {
+    expect(cutAtSentence('建议手术，术后辅助化疗四个周期', 8)).toBe('建议手术，');
+    expect(cutAtSentence('一二三四五六七八九十', 6)).toBe('一二三四五六');
+  });
+
+  it('never splits a character written as two UTF-16 units', () => {
+    const text = '𠀀'.repeat(10); // each is a surrogate pair
+    const cut = cutAtSentence(text, 7);
+    expect(cut).toBe('𠀀'.repeat(3));
+    expect(characterBoundary(text, 7)).toBe(6);
+    expect(characterBoundary(text, 6)).toBe(6);
+  });
+});
+
+describe('language', () => {
+  it.each([
+    ['建议先行新辅助治疗', 'zh'],
+    ['EGFR 19del 突变，建议 osimertinib 靶向治疗', 'zh'],
+    ['cT2aN2M0，PD-L1 TPS 60%，建议免疫治疗', 'zh'],
+    ['Neoadjuvant therapy first, then reassess.', 'en'],
+    ['Dr. 张 recommends surgery after induction.', 'en'],
+    ['', 'en'],
+  ] as const)('%s reads as %s', (text, language) => {
+    expect(detectLanguage(text)).toBe(language);
+  });
+
+  it('digits and punctuation alone are in no language', () => {
+    expect(isWrittenIn('1. 2. 3.', 'zh')).toBe(false);
+    expect(isWrittenIn('1. 2. 3.', 'en')).toBe(false);
+  });
+
   it('takes a request’s language from its opinions, not from department names', () => {
     const english = request([{ dept: '胸外科', content: 'Surgery after neoadjuvant therapy.', supplements: [] }]);
     expect(languageOf({ ...english, case_summary: { diagnosis: 'Adenocarcinoma', key_question: 'Surgery?' } })).toBe('en');
+  });
+
+  it.each([
+    ['meldmeldmeldmeldmeldmeldmeldmeldmeldmeld', true],
+    ['好'.repeat(10), true],
+    ['。'.repeat(12), true],
+    ['建议手术，术后化疗，定期复查。', false],
+    ['白细胞 3.86，血红蛋白 122，血小板 171', false],
+  ] as const)('looksDegenerate(%s) is %s', (text, expected) => {
+    expect(looksDegenerate(text)).toBe(expected);
   });
 });
 
@@ -119,5 +177,25 @@ describe('answer schema and token budget', () => {
   it('lists each department once, in request order', () => {
     const opinion = (dept: string) => ({ dept, content: '', supplements: [] });
     expect(departmentNames(request([opinion('B'), opinion('A'), opinion('B')]))).toEqual(['B', 'A']);
+  });
+});
+
+describe('nextAttempt', () => {
+  const policy = { baseDelayMs: 1_000, maxDelayMs: 60_000, horizonMs: 3_600_000 };
+
+  it('doubles the delay each attempt, with jitter between half and all of it', () => {
+    expect(nextAttempt(1, 0, 0, policy, () => 0)).toEqual({ retryAt: 500 });
+    expect(nextAttempt(1, 0, 0, policy, () => 1)).toEqual({ retryAt: 1_000 });
+    expect(nextAttempt(4, 0, 0, policy, () => 1)).toEqual({ retryAt: 8_000 });
+  });
+
+  it('caps the delay', () => {
+    expect(nextAttempt(30, 0, 0, policy, () => 1)).toEqual({ retryAt: 60_000 });
+    expect(nextAttempt(5_000, 0, 0, policy, () => 1)).toEqual({ retryAt: 60_000 });
+  });
+
+  it('makes a last attempt exactly at the horizon, then gives up', () => {
+    expect(nextAttempt(20, 0, 3_590_000, policy, () => 1)).toEqual({ retryAt: 3_600_000 });
+    expect(nextAttempt(21, 0, 3_600_000, policy, () => 1)).toEqual({ giveUp: true });
   });
 });

@@ -53,7 +53,7 @@ type FixtureCase = z.infer<typeof fixtureCase>;
 
 const raw = z
   .array(z.unknown())
-  .parse(JSON.parse(readFileSync(fixturePath('speech/cases.json'), 'utf8')));
+  .parse(JSON.parse(readFileSync(fixturePath('speech', 'cases.json'), 'utf8')));
 const parsed = raw.map((item) => fixtureCase.safeParse(item));
 /** The cases that have the right shape; the others are reported by the shape test. */
 const cases: FixtureCase[] = parsed.flatMap((result) => (result.success ? [result.data] : []));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findPersonalData, isPersonalLabel, mergeDetections } from '../../../../src/operations/case-file-process/detectors/index.js';
 import type { Detection } from '../../../../src/operations/case-file-process/detectors/index.js';
 import { groundTruth } from '../../../support/ocr-fixtures.js';
-import { CLINICAL_LINES, slices } from '../../../support/deid-slices.js';
+import { CLINICAL_LINES, slices } from './slices.js';
 
 function redacted(line: string): string[] {
   return slices(line, findPersonalData(line).detections);

@@ -3,7 +3,7 @@ import { detectEmails } from '../../../../src/operations/case-file-process/detec
 import { detectLongIdentifiers } from '../../../../src/operations/case-file-process/detectors/long-identifier.js';
 import { detectPassports } from '../../../../src/operations/case-file-process/detectors/passport.js';
 import { detectResidentIds, isValidResidentId } from '../../../../src/operations/case-file-process/detectors/resident-id.js';
-import { slices } from '../../../support/deid-slices.js';
+import { slices } from './slices.js';
 
 /** GB 11643 check character, written independently of the code under test. */
 function checkChar(first17: string): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detectLabelledValues } from '../../../../src/operations/case-file-process/detectors/labelled-value.js';
-import { CLINICAL_LINES, slices } from '../../../support/deid-slices.js';
+import { CLINICAL_LINES, slices } from './slices.js';
 import { findPersonalData, UNREAD_VALUE_RULE } from '../../../../src/operations/case-file-process/detectors/index.js';
 
 function values(line: string): string[] {

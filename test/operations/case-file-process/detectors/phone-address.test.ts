@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectPhones } from '../../../../src/operations/case-file-process/detectors/phone.js';
 import { detectStreetAddresses } from '../../../../src/operations/case-file-process/detectors/street-address.js';
-import { slices } from '../../../support/deid-slices.js';
+import { slices } from './slices.js';
 
 describe('detectPhones', () => {
   it.each([

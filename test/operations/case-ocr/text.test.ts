@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { joinLine, pageFromBlocks, removeCjkSpaces } from '../../../src/engines/ocr/layout.js';
+import { mergeRefined } from '../../../src/operations/case-ocr/refine.js';
 
 describe('OCR text layout', () => {
   it.each([
@@ -30,5 +31,30 @@ describe('OCR text layout', () => {
     expect(page.words.map((w) => w.line)).toEqual([0, 0, 0, 1, 1]);
     expect(page.confidence).toBe(86);
     expect(joinLine([' a ', '', 'b'])).toBe('a b');
+  });
+});
+
+describe('LLM refinement of patient_info', () => {
+  const text = '姓名：张三  性别：男  年龄：56岁\n临床诊断：右肺上叶腺癌\n病理分期：IIIA期';
+  const rules = { name: '张三', age: '56', cancer_type: '肺腺癌', stage: 'IIIA' };
+
+  it('takes model values that appear in the OCR text, normalising age and stage', () => {
+    expect(mergeRefined({ ...rules, stage: null }, { name: '张三', age: '56岁', cancer_type: '腺癌', stage: 'IIIA期' }, text)).toEqual({
+      name: '张三',
+      age: '56',
+      cancer_type: '腺癌',
+      stage: 'IIIA',
+    });
+  });
+
+  it('keeps the rules where the model invents, omits or misformats a value', () => {
+    const invented = { name: '李四', age: '五十六', cancer_type: '胃癌', stage: null };
+    expect(mergeRefined(rules, invented, text)).toEqual(rules);
+    expect(mergeRefined({ name: null, age: null, cancer_type: null, stage: null }, invented, text)).toEqual({
+      name: null,
+      age: null,
+      cancer_type: null,
+      stage: null,
+    });
   });
 });

@@ -2,11 +2,16 @@ import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTestModel } from '../../support/models/make-test-model.js';
-import { loadConfig } from '../../../src/config/index.js';
-import { expectedHash, expectedHashOf, parseChecksums } from '../../../src/platform/models/index.js';
-import { startGateway } from '../../support/gateway.js';
-import { TEST_MODELS_DIR } from '../../support/paths.js';
+import { ensureTestModel } from '../support/models/make-test-model.js';
+import { loadConfig } from '../../src/config/index.js';
+import { expectedHashOf } from '../../src/engines/model-trust.js';
+import { parseChecksums } from '../../src/platform/models/checksums.js';
+import { ModelTrustConflict } from '../../src/platform/models/trust.js';
+import { checkExpectedHash } from '../../src/engines/model-version.js';
+import { formatEngineReport } from '../../src/engines/report.js';
+import { startGateway } from '../support/gateway.js';
+import { TEST_MODELS_DIR } from '../support/paths.js';
+import { settledStatus } from '../../src/engines/readiness.js';
 
 let dir: string;
 let sha256: string;
@@ -44,26 +49,14 @@ describe('which hash a model must have', () => {
     await manifest('tiny.gguf', null);
   });
 
-  it('answers a conflict, naming both lists, when the manifest and SHA256SUMS disagree', async () => {
+  it('refuses a file the manifest and SHA256SUMS disagree about, naming both (the models tool applies the same rule)', async () => {
     const path = join(dir, 'tiny.gguf');
-    await writeFile(join(dir, 'SHA256SUMS'), `${sha256}  tiny.gguf\n`);
     await manifest('tiny.gguf', A);
-    expect(expectedHashOf(config(), path)).toEqual({
-      conflict: `tiny.gguf: ${join(dir, 'manifest.json')} lists sha256 aaaaaaaaaaaa…, but ${join(dir, 'SHA256SUMS')} lists ${sha256.slice(0, 12)}…`,
-    });
+    await writeFile(join(dir, 'SHA256SUMS'), `${sha256}  tiny.gguf\n`);
+    expect(() => expectedHashOf(config(), path)).toThrow(ModelTrustConflict);
+    expect(() => expectedHashOf(config(), path)).toThrow(`${join(dir, 'manifest.json')} vouches for sha256 aaaaaaaaaaaa…, but ${join(dir, 'SHA256SUMS')}`);
+    expect(expectedHashOf(config({ MODELS_VERIFY: 'off' }), path)).toBeUndefined();
     await manifest('tiny.gguf', null);
-  });
-
-  it('is one rule: the manifest, else SHA256SUMS, else nothing; a conflict when both differ', () => {
-    const manifestHash = { sha256: A, source: 'manifest.json' };
-    const recorded = { sha256: 'b'.repeat(64), source: 'SHA256SUMS' };
-    expect(expectedHash('m.gguf', manifestHash, undefined)).toBe(manifestHash);
-    expect(expectedHash('m.gguf', undefined, recorded)).toBe(recorded);
-    expect(expectedHash('m.gguf', manifestHash, { ...recorded, sha256: A })).toBe(manifestHash);
-    expect(expectedHash('m.gguf', undefined, undefined)).toBeUndefined();
-    expect(expectedHash('m.gguf', manifestHash, recorded)).toEqual({
-      conflict: 'm.gguf: manifest.json lists sha256 aaaaaaaaaaaa…, but SHA256SUMS lists bbbbbbbbbbbb…',
-    });
   });
 
   it('reads sha256sum lines, text and binary mode', () => {
@@ -73,6 +66,14 @@ describe('which hash a model must have', () => {
         ['b c.bin', 'b'.repeat(64)],
       ]),
     );
+  });
+
+  it('refuses a mismatch with a way out, and tells verified from unvouched', () => {
+    expect(() => checkExpectedHash('/m/x.gguf', 'b'.repeat(64), { sha256: A, source: 'SHA256SUMS' })).toThrow(
+      /x.gguf has sha256 bbbbbbbbbbbb…, but SHA256SUMS expects aaaaaaaaaaaa….*MODELS_VERIFY=off/,
+    );
+    expect(checkExpectedHash('/m/x.gguf', A, { sha256: A, source: 'SHA256SUMS' })).toBe(true);
+    expect(checkExpectedHash('/m/x.gguf', A, undefined)).toBe(false);
   });
 });
 
@@ -86,8 +87,7 @@ describe('the LLM engine checks its model', () => {
       LLM_THREADS: '1',
       ...env,
     });
-    const deadline = Date.now() + 30_000;
-    while (gateway.app.engineStatus('llm').state === 'starting' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await settledStatus(() => gateway.app.engineStatus('llm'), 30_000);
     return gateway;
   };
 
@@ -110,15 +110,19 @@ describe('the LLM engine checks its model', () => {
     }
   });
 
-  it('refuses a model whose manifest entry and SHA256SUMS disagree, even when it matches one of them', async () => {
-    await manifest('tiny.gguf', A);
-    const gateway = await gatewayWith(`${sha256}  tiny.gguf\n`);
+  it('reports the engine failed, naming both lists, when the manifest and SHA256SUMS disagree', async () => {
+    await manifest('tiny.gguf', sha256);
     try {
-      const { state, reason } = gateway.app.engineStatus('llm');
-      expect(state).toBe('failed');
-      expect(reason).toContain(`${join(dir, 'manifest.json')} lists sha256 aaaaaaaaaaaa…, but ${join(dir, 'SHA256SUMS')} lists ${sha256.slice(0, 12)}…`);
+      const gateway = await gatewayWith(`${A}  tiny.gguf\n`);
+      try {
+        const ready = (await gateway.app.inject({ method: 'GET', url: '/readyz' })).json<{ engines: Record<string, { state: string; reason: string }> }>();
+        expect(ready.engines.llm!.state).toBe('failed');
+        expect(ready.engines.llm!.reason).toContain('manifest.json vouches for sha256');
+        expect(ready.engines.llm!.reason).toContain('SHA256SUMS');
+      } finally {
+        await gateway.close();
+      }
     } finally {
-      await gateway.close();
       await manifest('tiny.gguf', null);
     }
   });
@@ -130,5 +134,19 @@ describe('the LLM engine checks its model', () => {
     } finally {
       await gateway.close();
     }
+  });
+});
+
+describe('formatEngineReport', () => {
+  it('lines up one row per engine', () => {
+    const table = formatEngineReport({
+      llm: { state: 'ready', configured: true, model: 'q.gguf@abc', verified: true, device: 'cpu', threads: 2, concurrency: 2 },
+      asr: { state: 'unavailable', configured: false, reason: 'WHISPER_MODEL is not set', threads: 2, concurrency: 1 },
+    });
+    expect(table.split('\n')).toEqual([
+      'engine  state        model       sha256    device  threads  concurrency  reason',
+      'llm     ready        q.gguf@abc  verified  cpu     2        2',
+      'asr     unavailable  -           -         -       2        1            WHISPER_MODEL is not set',
+    ]);
   });
 });

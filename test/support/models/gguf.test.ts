@@ -21,7 +21,7 @@ import {
   type GgufMetadata,
   type GgufTensorSpec,
   type GgufValue,
-} from '../support/models/gguf.js';
+} from './gguf.js';
 
 let dir: string;
 

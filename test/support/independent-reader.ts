@@ -1,18 +1,22 @@
 /**
- * Shared by eval:deid and bench:deid: case-file-process on a local file and its de-identified
- * file downloaded, an independent reader (the native tesseract CLI, never the gateway's own OCR)
- * for any image or PDF, the comparison rules, and the gateway's de-identification metrics.
+ * Shared by eval:deid and bench:deid: case-file-process over HTTP, the de-identified file
+ * downloaded, an independent reader (the native tesseract CLI, never the gateway's own OCR) for
+ * any image or PDF, the comparison rules, and the gateway's de-identification metrics.
  */
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { promisify } from 'node:util';
 import sharp from 'sharp';
 import type { CaseFileProcessResponse } from '../../src/contract/case-files.js';
-import { openDocument } from '../../src/engines/documents/index.js';
-import { sniffMedia } from '../../src/platform/fetch/index.js';
-import { downloadProduced, type TestGateway } from './gateway.js';
-import { TESSERACT_LANGS, tesseractCli, type OcrEvalGateway } from './ocr-eval.js';
+import { loadPdf, render } from '../../src/engines/documents/pdf.js';
+import type { OcrGateway } from './eval-gateway.js';
+
+const run = promisify(execFile);
+const TESSERACT = '/usr/bin/tesseract';
+const LANGS = 'chi_sim+eng';
+const RENDER_DPI = 200;
 
 export type DeidResult = CaseFileProcessResponse['results'][number];
 
@@ -21,13 +25,14 @@ export type DeidOutcome =
   | { ok: false; status: number; kind: string; ms: number };
 
 /** Runs one file through case-file-process and downloads its de-identified file. */
-export async function deidentify(evalGateway: OcrEvalGateway, path: string): Promise<DeidOutcome> {
-  const { status, body, ms } = await evalGateway.postFiles<CaseFileProcessResponse>('/ai/v1/case-file-process', [path]);
+export async function deidentify(gateway: OcrGateway, path: string): Promise<DeidOutcome> {
+  const { status, body, ms } = await gateway.postFiles<CaseFileProcessResponse>('/ai/v1/case-file-process', [path]);
   if ('error' in body) return { ok: false, status, kind: body.error.kind, ms };
   const result = body.results[0]!;
-  const download = await downloadProduced(evalGateway.gateway, result.desensitized_url);
-  if (download.status !== 200) throw new Error(`GET ${result.desensitized_url} answered ${download.status}`);
-  return { ok: true, result, output: download.bytes, ms };
+  // The URL names PUBLIC_BASE_URL; the eval's gateway listens on a port chosen at start.
+  const download = await fetch(new URL(new URL(result.desensitized_url).pathname, gateway.baseUrl));
+  if (!download.ok) throw new Error(`GET ${result.desensitized_url} answered ${download.status}`);
+  return { ok: true, result, output: Buffer.from(await download.arrayBuffer()), ms };
 }
 
 export const isPdf = (bytes: Buffer) => bytes.subarray(0, 5).toString('latin1') === '%PDF-';
@@ -35,9 +40,28 @@ export const isPdf = (bytes: Buffer) => bytes.subarray(0, 5).toString('latin1') 
 /** `pdf`, or the image format sharp reads (jpeg, png, webp, tiff…). */
 export const formatOf = async (bytes: Buffer): Promise<string> => (isPdf(bytes) ? 'pdf' : ((await sharp(bytes).metadata()).format ?? 'unknown'));
 
+/** Each page of a PDF rendered at 200 DPI as PNG, the way the gateway renders pages. */
+async function rasterise(bytes: Buffer): Promise<Buffer[]> {
+  const document = await loadPdf(bytes);
+  try {
+    const pages: Buffer[] = [];
+    for (let n = 1; n <= document.numPages; n++) {
+      const page = await document.getPage(n);
+      try {
+        pages.push(await render(document, page, page.getViewport({ scale: RENDER_DPI / 72 })));
+      } finally {
+        page.cleanup();
+      }
+    }
+    return pages;
+  } finally {
+    await document.destroy();
+  }
+}
+
 /** Characters in the PDF's text layer, all pages (a de-identified PDF must have none). */
 export async function textLayerChars(bytes: Buffer): Promise<number> {
-  const document = await getDocument({ data: new Uint8Array(bytes), verbosity: 0 }).promise;
+  const document = await loadPdf(bytes);
   try {
     let count = 0;
     for (let n = 1; n <= document.numPages; n++) {
@@ -50,49 +74,40 @@ export async function textLayerChars(bytes: Buffer): Promise<number> {
   }
 }
 
-/** Large enough for any page the evaluations read. */
-const NO_LIMITS = { maxPages: 1000, maxPagePixels: 100_000_000 };
-
-async function openAny(bytes: Buffer) {
-  const media = sniffMedia(bytes);
-  if (!media) throw new Error('not a document the gateway reads');
-  return openDocument(bytes, media, NO_LIMITS);
-}
-
 export async function pageCount(bytes: Buffer): Promise<number> {
-  const document = await openAny(bytes);
-  await document.close();
-  return document.pageCount;
-}
-
-/**
- * Every page as a viewer shows it, as PNG: an image upright per its EXIF orientation (each page
- * of a TIFF), a PDF page rendered as the gateway renders it.
- */
-export async function pagesOf(bytes: Buffer): Promise<Buffer[]> {
-  const document = await openAny(bytes);
+  if (!isPdf(bytes)) return (await sharp(bytes).metadata()).pages ?? 1;
+  const document = await loadPdf(bytes);
   try {
-    const pages: Buffer[] = [];
-    for (let index = 0; index < document.pageCount; index++) {
-      const { raster } = await document.page(index, { raster: true });
-      if (!raster) throw new Error(`page ${index + 1} has no raster`);
-      pages.push(await sharp(raster.rgb, { raw: { width: raster.width, height: raster.height, channels: 3 } }).png().toBuffer());
-    }
-    return pages;
+    return document.numPages;
   } finally {
-    await document.close();
+    await document.destroy();
   }
 }
+
+/** Every page of an image (EXIF orientation applied, each page of a TIFF) or a PDF, as PNG. */
+export async function pagesOf(bytes: Buffer): Promise<Buffer[]> {
+  if (isPdf(bytes)) return rasterise(bytes);
+  const pages = await pageCount(bytes);
+  return Promise.all(Array.from({ length: pages }, (_, page) => sharp(bytes, { page }).rotate().png().toBuffer()));
+}
+
+const tesseract = (path: string, ...args: string[]) =>
+  run(TESSERACT, [path, 'stdout', ...args], { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, maxBuffer: 16 * 1024 * 1024 });
 
 /** OSD confidence below which its orientation is not trusted (a sparse or noisy page). */
 const MIN_OSD_CONFIDENCE = 1.5;
 
 /** Clockwise degrees that turn the page upright per tesseract's OSD; null when it cannot tell. */
 async function uprightTurn(path: string): Promise<number | null> {
-  const stdout = await tesseractCli(path, '--psm', '0').catch(() => '');
+  const { stdout } = await tesseract(path, '--psm', '0').catch(() => ({ stdout: '' }));
   const turn = /Rotate: (\d+)/.exec(stdout)?.[1];
   const confidence = Number(/Orientation confidence: ([\d.]+)/.exec(stdout)?.[1] ?? 0);
   return turn !== undefined && confidence >= MIN_OSD_CONFIDENCE ? Number(turn) : null;
+}
+
+/** Raw reading of one page image by the CLI (default layout), for the bench. */
+export async function tesseractOnce(path: string): Promise<string> {
+  return (await tesseract(path, '-l', LANGS)).stdout;
 }
 
 export interface IndependentReading {
@@ -123,7 +138,7 @@ export async function readIndependently(bytes: Buffer, turnHints: (number | null
       for (const t of turn === null ? ALL_TURNS : new Set([turn, turnHints[i] ?? turn])) {
         const turned = join(dir, `page${i}-${t}.png`);
         await writeFile(turned, await sharp(png).rotate(t).png().toBuffer());
-        for (const layout of [[], ['--psm', '11']]) texts.push(await tesseractCli(turned, '-l', TESSERACT_LANGS, ...layout));
+        for (const layout of [[], ['--psm', '11']]) texts.push((await tesseract(turned, '-l', LANGS, ...layout)).stdout);
       }
     }
     return { text: texts.join('\n'), turns };
@@ -159,11 +174,9 @@ export async function leftoverMetadata(bytes: Buffer): Promise<string[]> {
 export const DEID_STAGES = ['ocr', 'detect', 'redact', 'audit', 'encode'] as const;
 export type DeidStage = (typeof DEID_STAGES)[number];
 
-const metricsOf = async (gateway: TestGateway) => (await gateway.app.inject({ method: 'GET', url: '/metrics' })).body;
-
 /** Seconds spent per de-identification stage so far, from the gateway's /metrics. */
-export async function stageSeconds(gateway: TestGateway): Promise<Record<DeidStage, number>> {
-  const text = await metricsOf(gateway);
+export async function stageSeconds(baseUrl: string): Promise<Record<DeidStage, number>> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
   const seconds = Object.fromEntries(DEID_STAGES.map((stage) => [stage, 0])) as Record<DeidStage, number>;
   for (const match of text.matchAll(/^gateway_deid_stage_seconds_sum\{[^}]*stage="(\w+)"[^}]*\} ([\d.eE+-]+)$/gm)) {
     if (match[1]! in seconds) seconds[match[1] as DeidStage] += Number(match[2]);
@@ -172,8 +185,8 @@ export async function stageSeconds(gateway: TestGateway): Promise<Record<DeidSta
 }
 
 /** Audit outcomes counted so far (clean, clean_after_retry, failed). */
-export async function auditOutcomes(gateway: TestGateway): Promise<Record<string, number>> {
-  const text = await metricsOf(gateway);
+export async function auditOutcomes(baseUrl: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
   const outcomes: Record<string, number> = {};
   for (const match of text.matchAll(/^gateway_deid_audit_total\{[^}]*outcome="(\w+)"[^}]*\} ([\d.eE+-]+)$/gm)) {
     outcomes[match[1]!] = (outcomes[match[1]!] ?? 0) + Number(match[2]);

@@ -1,13 +1,12 @@
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { settingsByEnv } from '../../src/config/define.js';
 import { configurationReference } from '../../src/config/reference.js';
 import { SETTINGS } from '../../src/config/settings.js';
+import { REPO_ROOT } from '../support/paths.js';
 
 const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('the settings table', () => {
   it('declares every variable once', () => {
@@ -23,16 +22,19 @@ describe('the settings table', () => {
   });
 
   it('renders each variable as one row of the reference, defaults in words where they are computed', () => {
-    const reference = configurationReference(SETTINGS, 'src/config/settings.ts');
+    const reference = configurationReference(SETTINGS);
     for (const env of settingsByEnv(SETTINGS).keys()) expect(reference).toContain(`| \`${env}\` |`);
     expect(reference).toContain('| `LLM_MAX_RUNNING` | `LLM_PARALLEL` |');
     expect(reference).toContain('| `BODY_LIMIT_BYTES` | `2097152` (2 MiB) |');
     expect(reference).toContain('| `MODELS_VERIFY` | `on` |');
   });
 
-  it("is what the operator's guide shows (npm run docs:config -- --check)", async () => {
+});
+
+describe('the documentation generated from code', () => {
+  it("is up to date: the operator's guide §5 and docs/errors.md (npm run docs:generate -- --check)", async () => {
     await expect(
-      run(process.execPath, ['--import', 'tsx', 'scripts/docs-config.ts', '--check'], { cwd: ROOT }),
+      run(process.execPath, ['--import', 'tsx', 'scripts/docs-generate.ts', '--check'], { cwd: REPO_ROOT }),
     ).resolves.toBeDefined();
   });
 });

@@ -1,0 +1,97 @@
+/**
+ * For eval:ocr, bench:ocr, eval:deid and bench:deid: the real gateway listening on a free port
+ * with the OCR engine (settings from the environment, as an operator would run it), a local
+ * file server for the pages, an operation called over HTTP with local files, and the
+ * character error rate.
+ */
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { CaseOcrResponse } from '../../src/contract/case-files.js';
+import { readyStatus } from '../../src/engines/readiness.js';
+import { editDistance } from './error-rates.js';
+import { startFileServer } from './file-server.js';
+import { baseUrl as baseUrlOf, startGateway } from './gateway.js';
+
+export interface GatewayAnswer<T> {
+  status: number;
+  body: T | { error: { kind: string; message: string; retryable?: boolean } };
+  ms: number;
+}
+
+export interface OcrGateway {
+  /** POSTs one case-ocr request for these local files; throws on a non-200 answer. */
+  caseOcr(paths: string[]): Promise<{ body: CaseOcrResponse; ms: number }>;
+  /** POSTs a request of `{request_id, files}` for these local files to an operation's route, e.g. `/ai/v1/case-file-process`. */
+  postFiles<T>(route: string, paths: string[]): Promise<GatewayAnswer<T>>;
+  /** http://127.0.0.1:port of the gateway. */
+  baseUrl: string;
+  model: string;
+  close(): Promise<void>;
+}
+
+const OCR_START_LIMIT_MS = 120_000;
+
+export async function startOcrGateway(env: Record<string, string> = {}): Promise<OcrGateway> {
+  const gateway = await startGateway(
+    { ...definedVariables(process.env), LOG_LEVEL: 'warn', FETCH_ALLOW_LOOPBACK: 'true', OCR_ENGINE: 'tesseract', ...env },
+    { listen: true },
+  );
+  const status = await readyStatus('ocr', () => gateway.app.engineStatus('ocr'), OCR_START_LIMIT_MS);
+  // Serves any local file the eval names: `/file?path=<absolute path>`.
+  const files = await startFileServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://x').searchParams.get('path') ?? '';
+    readFile(path).then(
+      (bytes) => response.end(bytes),
+      () => response.writeHead(404).end(),
+    );
+  });
+  const baseUrl = baseUrlOf(gateway.app);
+  let requests = 0;
+  const postFiles = async <T>(route: string, paths: string[]): Promise<GatewayAnswer<T>> => {
+    const started = performance.now();
+    const response = await fetch(baseUrl + route, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        request_id: `eval-${++requests}`,
+        files: paths.map((path, i) => ({
+          upload_file_id: i + 1,
+          bucket: 'eval',
+          object_key: path,
+          file_name: basename(path),
+          file_url: files.url(`/file?path=${encodeURIComponent(path)}`),
+        })),
+      }),
+    });
+    return { status: response.status, body: (await response.json()) as GatewayAnswer<T>['body'], ms: performance.now() - started };
+  };
+  return {
+    model: status.model ?? '?',
+    baseUrl,
+    postFiles,
+    caseOcr: async (paths) => {
+      const { status: code, body, ms } = await postFiles<CaseOcrResponse>('/ai/v1/case-ocr', paths);
+      if ('error' in body) throw new Error(`case-ocr answered ${code} ${body.error.kind}: ${body.error.message}`);
+      return { body, ms };
+    },
+    close: async () => {
+      await files.close();
+      await gateway.close();
+    },
+  };
+}
+
+function definedVariables(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+/** Content characters only: layout whitespace is not an OCR error. */
+const comparable = (text: string) => [...text.normalize('NFKC').replace(/\s+/g, '')];
+
+/** Character error rate of `hypothesis` against `reference`, whitespace and width ignored. */
+export function characterErrorRate(hypothesis: string, reference: string): number {
+  const ref = comparable(reference);
+  return ref.length ? editDistance(ref, comparable(hypothesis)) / ref.length : 0;
+}
+
+export const pct = (value: number) => `${(value * 100).toFixed(1)}%`;

@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { fixturePath } from './paths.js';
+
+type Info = { name: string | null; age: string | null; cancer_type: string | null; stage: string | null };
+
+/** What is known of a real photo (test/fixtures/photos/ground-truth.json). */
+export interface PhotoTruth {
+  /** The whole text, for the one-line crops. */
+  text?: string;
+  firstLine?: string;
+  /** Quarter turns clockwise that make the page upright. */
+  rotation?: 0 | 90 | 180 | 270;
+  /** Personal data printed on it, exactly as printed. */
+  personal?: string[];
+  /** Clinical content that must stay readable. */
+  clinical?: string[];
+  patient_info?: Info;
+}
+
+export const photoTruth = (): Record<string, PhotoTruth> =>
+  JSON.parse(readFileSync(fixturePath('photos', 'ground-truth.json'), 'utf8')) as Record<string, PhotoTruth>;
