@@ -26,8 +26,9 @@ export async function startGateway(
   options: { engines?: EngineSet; listen?: boolean; dataDir?: string; keepDataDir?: boolean } = {},
 ): Promise<TestGateway> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'gateway-test-')));
-  // OCR workers take seconds of CPU to start: only tests that read documents turn them on.
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'debug', OCR_ENGINE: 'off', ...env });
+  // OCR workers take seconds of CPU to start: only tests that read documents turn them on. The
+  // data dir is always this one, even when `env` is a shell's (the evals pass process.env).
+  const config = loadConfig({ LOG_LEVEL: 'debug', OCR_ENGINE: 'off', ...env, DATA_DIR: dataDir });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
