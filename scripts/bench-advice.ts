@@ -27,8 +27,7 @@ import { createLogger } from '../src/platform/logger.js';
 import { openDatabase } from '../src/platform/store/database.js';
 import { buildReceiverApp } from '../src/receiver/app.js';
 import { RECEIVER_MIGRATIONS } from '../src/receiver/store.js';
-import { postJson } from '../test/support/gateway.js';
-import { startEvalGateway } from './eval-speech.js';
+import { postJson, startLlmGateway } from '../test/support/gateway.js';
 import { ensureTestModel, SHAPES, type ShapeName } from '../test/support/models/make-test-model.js';
 import { TEST_MODELS_DIR } from '../test/support/paths.js';
 import { readyStatus } from '../src/engines/readiness.js';
@@ -87,7 +86,7 @@ async function statusOf(app: FastifyInstance, requestId: string): Promise<Advice
 
 async function throughGateway(modelPath: string) {
   const receiver = await startReceiver();
-  const gateway = await startEvalGateway(modelPath, {
+  const gateway = await startLlmGateway(modelPath, {
     CALLBACK_BASE_URL: receiver.url,
     CALLBACK_SECRET: SECRET,
     LLM_THREADS: args.threads,

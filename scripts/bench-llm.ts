@@ -38,7 +38,7 @@ import { LlamaCppEngine } from '../src/engines/llm/engine.js';
 import { grammarSchemaFor } from '../src/engines/llm/json-schema.js';
 import type { ChatMessage } from '../src/engines/types.js';
 import { judgeAnswer, judgeMessages, MAX_QUOTE_CHARS } from '../src/operations/speech-process/prompts.js';
-import { startEvalGateway } from './eval-speech.js';
+import { startLlmGateway } from '../test/support/gateway.js';
 import { ensureTestModel, SHAPES, type ShapeName, type WeightType } from '../test/support/models/make-test-model.js';
 import { readyStatus } from '../src/engines/readiness.js';
 
@@ -298,7 +298,7 @@ function judgeJob() {
  */
 async function benchHttp(modelPath: string, direct: () => Promise<Sample>) {
   console.log('\nspeech-process over HTTP vs the same judge generation in-process …');
-  const gateway = await startEvalGateway(modelPath, {
+  const gateway = await startLlmGateway(modelPath, {
     LLM_THREADS: String(threads),
     LLM_PARALLEL: '1',
     LLM_CONTEXT_SIZE: String(contextSize),

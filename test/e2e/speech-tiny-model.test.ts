@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTestModel } from '../support/models/make-test-model.js';
-import { evaluateCase, loadSpeechCases, startEvalGateway, type SpeechCase } from '../../scripts/eval-speech.js';
+import { startLlmGateway, type TestGateway } from '../support/gateway.js';
+import { evaluateCase, loadSpeechCases, type SpeechCase } from '../support/speech-eval.js';
 import { TEST_MODELS_DIR } from '../support/paths.js';
 
 /**
@@ -9,12 +10,12 @@ import { TEST_MODELS_DIR } from '../support/paths.js';
  * model covers nothing, which is fine; what must hold is the contract, for every fixture.
  */
 describe('speech-process on the tiny random-weight model, through HTTP', () => {
-  let gateway: Awaited<ReturnType<typeof startEvalGateway>>;
+  let gateway: TestGateway;
   let cases: SpeechCase[];
 
   beforeAll(async () => {
     const model = await ensureTestModel({ modelsDir: TEST_MODELS_DIR });
-    gateway = await startEvalGateway(model.path, { LLM_THREADS: '1', LLM_PARALLEL: '2' });
+    gateway = await startLlmGateway(model.path, { LLM_THREADS: '1', LLM_PARALLEL: '2' });
     cases = await loadSpeechCases();
   }, 120_000);
   afterAll(() => gateway?.close());

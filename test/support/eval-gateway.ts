@@ -33,7 +33,7 @@ const OCR_START_LIMIT_MS = 120_000;
 
 export async function startOcrGateway(env: Record<string, string> = {}): Promise<OcrGateway> {
   const gateway = await startGateway(
-    { ...definedVariables(process.env), LOG_LEVEL: 'warn', FETCH_ALLOW_LOOPBACK: 'true', OCR_ENGINE: 'tesseract', ...env },
+    { ...process.env, LOG_LEVEL: 'warn', FETCH_ALLOW_LOOPBACK: 'true', OCR_ENGINE: 'tesseract', ...env },
     { listen: true },
   );
   const status = await readyStatus('ocr', () => gateway.app.engineStatus('ocr'), OCR_START_LIMIT_MS);
@@ -79,10 +79,6 @@ export async function startOcrGateway(env: Record<string, string> = {}): Promise
       await gateway.close();
     },
   };
-}
-
-function definedVariables(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 /** Content characters only: layout whitespace is not an OCR error. */

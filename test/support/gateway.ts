@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -22,7 +22,7 @@ export interface TestGateway {
 
 /** Builds the real app on a fresh data dir, logging at debug into memory. */
 export async function startGateway(
-  env: Record<string, string> = {},
+  env: NodeJS.ProcessEnv = {},
   options: { engines?: EngineSet; listen?: boolean; dataDir?: string; keepDataDir?: boolean } = {},
 ): Promise<TestGateway> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'gateway-test-')));
@@ -63,6 +63,24 @@ export async function startOcrGateway(options: Parameters<typeof startGateway>[1
   const started = await startGateway(OCR_ENV, options);
   await readyStatus('ocr', () => started.app.engineStatus('ocr'), OCR_START_WITHIN_MS);
   return started;
+}
+
+/** A real-sized model on a CPU takes minutes to load. */
+const LLM_START_LIMIT_MS = 10 * 60_000;
+
+/**
+ * The gateway with the LLM engine on `modelPath` (the other settings from the environment, as an
+ * operator would run it), once the model has loaded.
+ */
+export async function startLlmGateway(modelPath: string, env: Record<string, string> = {}): Promise<TestGateway> {
+  const gateway = await startGateway({ ...process.env, LOG_LEVEL: 'warn', ...env, LLM_MODEL: resolve(modelPath) });
+  try {
+    await readyStatus('llm', () => gateway.app.engineStatus('llm'), LLM_START_LIMIT_MS);
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
+  return gateway;
 }
 
 /** POSTs files to a document operation; the status and the parsed body. */
