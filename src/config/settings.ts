@@ -257,12 +257,29 @@ export const SETTINGS = {
   }),
 
   ocr: section('OCR', {
-    engine: setting({ env: 'OCR_ENGINE', type: oneOf('tesseract', 'off'), default: 'tesseract', doc: '`off` leaves OCR unavailable' }),
+    engine: setting({
+      env: 'OCR_ENGINE',
+      type: oneOf('ppocr', 'tesseract', 'off'),
+      default: 'ppocr',
+      doc: '`ppocr`: PP-OCRv4 (detector, direction classifier, recogniser) on onnxruntime-node; `tesseract`: tesseract.js; `off` leaves OCR unavailable. De-identification audits every page with tesseract.js as a second, independent reader whichever reads first',
+    }),
     workers: setting({
       env: 'OCR_WORKERS',
       type: types.positiveInt,
       default: { value: cores, doc: 'cores' },
-      doc: 'tesseract.js workers, one WASM instance on one core each',
+      doc: 'OCR workers: pages read at once (PP-OCR worker threads, or tesseract.js WASM instances)',
+    }),
+    threads: setting({
+      env: 'OCR_THREADS',
+      type: types.positiveInt,
+      default: 1,
+      doc: "PP-OCR: onnxruntime's intra-op threads per worker. Keep `OCR_WORKERS × OCR_THREADS` within the cores OCR may use",
+    }),
+    detectionMaxSide: setting({
+      env: 'OCR_DET_MAX_SIDE',
+      type: types.intBetween(320, 4096),
+      default: 1536,
+      doc: "PP-OCR: a page is scaled so its longest side is at most this for text detection (rounded to a multiple of 32); smaller is faster and misses small print",
     }),
     langs: setting({
       env: 'OCR_LANGS',

@@ -8,7 +8,7 @@ import { createAsrEngine } from './asr/index.js';
 import { ModelTrustConflict, type ExpectedHash } from '../platform/models/trust.js';
 import { expectedHashOf } from './model-trust.js';
 import { createLlmEngine } from './llm/index.js';
-import { createOcrEngine, TesseractOcrEngine } from './ocr/index.js';
+import { createOcrEngine } from './ocr/index.js';
 import { ENGINE_NAMES } from '../contract/engines.js';
 import type { AsrEngine, EngineName, EngineSet, EngineStatus, OcrEngine } from './types.js';
 import { unavailableEngine } from './unavailable.js';
@@ -88,8 +88,8 @@ function ocrEngine(config: Config, logger?: Logger): OcrEngine {
   if (config.ocr.engine === 'off') return unavailableEngine('ocr', 'OCR_ENGINE is off', false);
   // Traineddata from the npm packages is vouched for by the lockfile; a configured folder's by the manifest or SHA256SUMS.
   const expectedHash = config.ocr.tessdataDir ? (path: string) => expectedHashOf(config, path) : undefined;
-  const engine = createOcrEngine(config.ocr, logger, expectedHash);
-  return engine instanceof TesseractOcrEngine ? engine : unavailableEngine('ocr', engine.reason, true);
+  const created = createOcrEngine(config.ocr, logger, expectedHash);
+  return 'engine' in created ? created.engine : unavailableEngine('ocr', created.reason, true);
 }
 
 /** Builds the engines this build ships, each reporting why it cannot serve when its model or runtime is missing. */

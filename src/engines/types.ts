@@ -40,6 +40,8 @@ export interface OcrWord {
   box: { x0: number; y0: number; x1: number; y1: number };
   /** Index of the word's line in the page's `text` (its n-th non-empty line), for layout rules. */
   line: number;
+  /** One box per code point of `text`, when the reader places characters (PP-OCR does, from its CTC steps). */
+  chars?: Array<OcrWord['box']>;
 }
 
 /**
@@ -62,10 +64,19 @@ export interface OcrPage {
 export interface RecognizeOptions {
   /** Read the image turned this much (known from an earlier reading) instead of finding its orientation. */
   rotation?: OcrPage['rotation'];
+  /**
+   * `independent`: the second reader, a different OCR engine from the first, for the
+   * de-identification audit (what one engine misses the other may read).
+   */
+  reader?: 'first' | 'independent';
+  /** The page is read for de-identification: an engine that reads tables poorly may erase ruling lines first (tesseract does). */
+  eraseRulingLines?: boolean;
 }
 
 export interface OcrEngine extends Engine {
   readonly name: 'ocr';
+  /** Whether `reader: 'independent'` reads with a second, different engine. */
+  readonly independentReader?: boolean;
   recognize(image: Buffer, signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage>;
 }
 

@@ -99,3 +99,15 @@ export async function forEachPage<T>(
 export function recognize(image: Buffer, context: OperationContext, options?: RecognizeOptions): Promise<OcrPage> {
   return context.engines.run('ocr', context.signal, (engine, signal) => engine.recognize(image, signal, options));
 }
+
+/**
+ * One image read by every reader the OCR engine has (the first, then the independent one), in
+ * one turn of the limiter, as de-identification reads (see RecognizeOptions.eraseRulingLines).
+ */
+export function recognizeByEveryReader(image: Buffer, context: OperationContext, rotation: OcrPage['rotation']): Promise<OcrPage[]> {
+  return context.engines.run('ocr', context.signal, async (engine, signal) => {
+    const first = await engine.recognize(image, signal, { rotation, eraseRulingLines: true });
+    if (!engine.independentReader) return [first];
+    return [first, await engine.recognize(image, signal, { rotation, eraseRulingLines: true, reader: 'independent' })];
+  });
+}

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseOcrResponse } from '../../src/contract/case-files.js';
 import { loadConfig } from '../../src/config/index.js';
-import { createOcrEngine, TesseractOcrEngine } from '../../src/engines/ocr/index.js';
+import { createOcrEngine } from '../../src/engines/ocr/index.js';
 import { removeCjkSpaces } from '../../src/engines/ocr/layout.js';
 import { startFileServer, WAV_BYTES, type FileServer, fileReference, type FileReferenceBody } from '../support/file-server.js';
 import { OCR_ENV, OCR_START_WITHIN_MS, startOcrGateway, type TestGateway, postFiles } from '../support/gateway.js';
@@ -87,8 +87,9 @@ describe('case-ocr with the LLM ready', () => {
   let llm: ScriptedLlmEngine;
 
   beforeAll(async () => {
-    const ocr = createOcrEngine(loadConfig({ ...OCR_ENV }).ocr);
-    if (!(ocr instanceof TesseractOcrEngine)) throw new Error(ocr.reason);
+    const created = createOcrEngine(loadConfig({ ...OCR_ENV }).ocr);
+    if (!('engine' in created)) throw new Error(created.reason);
+    const ocr = created.engine;
     // The model corrects the stage to the TNM it read, and invents a name that is not in the text.
     llm = new ScriptedLlmEngine(() => ({ name: '赵六', age: '56岁', cancer_type: '腺癌', stage: 'T2N2M0' }));
     refined = await startOcrGateway({ engines: enginesWith({ ocr, llm }) });

@@ -33,7 +33,7 @@ const OCR_START_LIMIT_MS = 120_000;
 
 export async function startOcrGateway(env: Record<string, string> = {}): Promise<OcrGateway> {
   const gateway = await startGateway(
-    { ...process.env, LOG_LEVEL: 'warn', FETCH_ALLOW_LOOPBACK: 'true', OCR_ENGINE: 'tesseract', ...env },
+    { OCR_ENGINE: 'ppocr', ...process.env, LOG_LEVEL: 'warn', FETCH_ALLOW_LOOPBACK: 'true', ...env },
     { listen: true },
   );
   const status = await readyStatus('ocr', () => gateway.app.engineStatus('ocr'), OCR_START_LIMIT_MS);

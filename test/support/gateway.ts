@@ -55,7 +55,7 @@ export async function startGateway(
   };
 }
 
-export const OCR_ENV = { OCR_ENGINE: 'tesseract', OCR_WORKERS: '1', FETCH_ALLOW_LOOPBACK: 'true' };
+export const OCR_ENV = { OCR_ENGINE: 'ppocr', OCR_WORKERS: '1', OCR_THREADS: '1', FETCH_ALLOW_LOOPBACK: 'true' };
 export const OCR_START_WITHIN_MS = 60_000;
 
 /** The gateway with the real OCR engine (one worker), once its worker has loaded. */

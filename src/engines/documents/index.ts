@@ -9,7 +9,7 @@ import { openPdf } from './pdf.js';
 import type { DocumentLimits, OpenedDocument } from './types.js';
 
 export type { DocumentLimits, DocumentPage, OpenedDocument, PageOptions, PageRaster } from './types.js';
-export { normalizePage } from './images.js';
+export { pageImage } from './images.js';
 
 export const DOCUMENT_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/tiff', 'image/bmp', 'image/webp', 'application/pdf'] as const;
 

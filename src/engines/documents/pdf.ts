@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import { GatewayError } from '../../errors.js';
 import { boxOfChars, joinLine, removeCjkSpaces } from '../ocr/index.js';
 import type { OcrPage, OcrWord } from '../types.js';
-import { normalizePage, rgbOf, tooManyPages, undecodable } from './images.js';
+import { pageImage, rgbOf, tooManyPages, undecodable } from './images.js';
 import type { DocumentLimits, DocumentPage, OpenedDocument, PageOptions, PageRaster } from './types.js';
 
 const RENDER_DPI = 200;
@@ -88,7 +88,7 @@ async function readPage(document: PDFDocumentProxy, page: PDFPageProxy, limits: 
     return { kind: 'text', page: text, raster: await rasterOf(await render(document, page, viewport), text.width, text.height) };
   }
   const png = await render(document, page, viewport);
-  const image = await normalizePage(sharp(png), Math.max(Math.ceil(viewport.width), Math.ceil(viewport.height)), options.eraseRulingLines);
+  const image = await pageImage(sharp(png), Math.max(Math.ceil(viewport.width), Math.ceil(viewport.height)));
   if (!options.raster) return { kind: 'image', image };
   const { width = 0, height = 0 } = await sharp(image).metadata();
   return { kind: 'image', image, raster: await rasterOf(png, width, height) };

@@ -23,14 +23,12 @@ export interface PageRaster {
   points?: { width: number; height: number };
 }
 
-/** A page either already has its text (a PDF text layer) or is an image for OCR (greyscale PNG). */
+/** A page either already has its text (a PDF text layer) or is an image for OCR (upright colour PNG, see pageImage). */
 export type DocumentPage = ({ kind: 'text'; page: OcrPage } | { kind: 'image'; image: Buffer }) & { raster?: PageRaster };
 
 export interface PageOptions {
   /** The page's PageRaster comes too (for redaction). */
   raster?: boolean;
-  /** The OCR image has its ruling lines erased (see eraseRulingLines). */
-  eraseRulingLines?: boolean;
 }
 
 /** An opened file whose pages are decoded one at a time, so a long file never sits in memory whole. */

@@ -13,7 +13,7 @@
  */
 import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../platform/logger.js';
-import { Supervisor, type ChildExit, type SupervisorBackoff } from '../../platform/process/index.js';
+import { Supervisor, siblingModule, type ChildExit, type SupervisorBackoff } from '../../platform/process/index.js';
 import type { EngineState, EngineStatus, LlmEngine, LlmJsonRequest } from '../types.js';
 import { CallBook, type CallLimit } from './calls.js';
 import { grammarSchemaFor } from './json-schema.js';
@@ -29,7 +29,6 @@ import type {
   ResultMessage,
   StopReason,
 } from './protocol.js';
-import { workerEntry } from './worker-entry.js';
 
 export interface LlamaCppEngineOptions {
   settings: LoadSettings;
@@ -77,7 +76,7 @@ export class LlamaCppEngine implements LlmEngine {
     this.configured = options.configured ?? true;
     this.logger = options.logger?.child({ engine: 'llm' });
     this.supervisor = new Supervisor(
-      { name: 'LLM process', module: workerEntry(), logger: this.logger, backoff: options.backoff, stopGraceMs: options.stopGraceMs ?? 5_000 },
+      { name: 'LLM process', module: siblingModule(import.meta.url, 'worker'), logger: this.logger, backoff: options.backoff, stopGraceMs: options.stopGraceMs ?? 5_000 },
       {
         started: (send) => this.onChildStarted(send),
         message: (message) => this.onChildMessage(message),

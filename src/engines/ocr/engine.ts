@@ -12,13 +12,15 @@ import type { ExpectedHash } from '../model-version.js';
 import type { EngineState, EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../types.js';
 import { pageFromBlocks, type TesseractBlock } from './layout.js';
 import { readTurned, readUpright, type Rotation } from './orientation.js';
+import { prepareForTesseract, scaledPage } from './prepare.js';
 import { WorkerPool } from './pool.js';
 import { languagesProblem, languagesVersion, linkLanguages, locateLanguages, type LanguageFiles } from './traineddata.js';
 
 export type OcrSettings = Config['ocr'];
 
+
 /**
- * Pages arrive sized for ~300 DPI (documents/images.ts); saying so stops tesseract guessing the
+ * Pages are prepared at ~300 DPI (prepare.ts); saying so stops tesseract guessing the
  * resolution from missing metadata and printing warnings to stdout, and its debug lines go nowhere.
  */
 const TESSERACT_PARAMETERS = { user_defined_dpi: '300', debug_file: '/dev/null' };
@@ -123,7 +125,10 @@ export class TesseractOcrEngine implements OcrEngine {
           deskewRadians: data.rotateRadians ?? 0,
         };
       });
-    const reading = options?.rotation === undefined ? readUpright(image, read) : readTurned(image, options.rotation, read);
+    const reading = prepareForTesseract(image, options?.eraseRulingLines ?? false).then(async (prepared) => {
+      const page = options?.rotation === undefined ? await readUpright(prepared.image, read) : await readTurned(prepared.image, options.rotation, read);
+      return scaledPage(page, 1 / prepared.scale);
+    });
     return reading.catch((error: unknown) => {
       if (signal.aborted || isGatewayError(error)) throw error;
       throw new GatewayError('engine_failed', `OCR failed: ${describe(error)}`, { retryable: true, cause: error });
@@ -142,7 +147,7 @@ function describe(error: unknown): string {
 }
 
 /** The engine when its traineddata exists, else why not. */
-export function createOcrEngine(
+export function createTesseractEngine(
   settings: OcrSettings,
   logger?: Logger,
   expectedHash?: (path: string) => ExpectedHash | undefined,

@@ -1,3 +1,43 @@
-export { createOcrEngine, TesseractOcrEngine } from './engine.js';
+import type { Logger } from '../../platform/logger.js';
+import type { ExpectedHash } from '../../platform/models/trust.js';
+import type { OcrEngine } from '../types.js';
+import { createTesseractEngine, TesseractOcrEngine, type OcrSettings } from './engine.js';
+import { DETECTION_DEFAULTS } from './ppocr/detect.js';
+import { PpOcrEngine } from './ppocr/engine.js';
+import { packagedModelFiles } from './ppocr/models.js';
+import { OcrReaders } from './readers.js';
+
+export { TesseractOcrEngine, createTesseractEngine } from './engine.js';
 export type { OcrSettings } from './engine.js';
+export { PpOcrEngine } from './ppocr/engine.js';
 export { boxOfChars, joinLine, removeCjkSpaces } from './layout.js';
+
+/** Lines per classifier and recogniser call, as PaddleOCR reads them. */
+const BATCH_SIZE = 6;
+
+/**
+ * The OCR engine `settings.engine` names, with tesseract.js as its independent second reader (or
+ * alone, when it is the one named); why not, when tesseract's traineddata is missing.
+ */
+export function createOcrEngine(
+  settings: OcrSettings,
+  logger?: Logger,
+  expectedHash?: (path: string) => ExpectedHash | undefined,
+): { engine: OcrEngine } | { reason: string } {
+  const tesseract = createTesseractEngine(settings, logger, expectedHash);
+  if (!(tesseract instanceof TesseractOcrEngine)) return tesseract;
+  if (settings.engine !== 'ppocr') return { engine: new OcrReaders(tesseract, undefined) };
+  const ppocr = new PpOcrEngine(
+    {
+      workers: settings.workers,
+      threads: settings.threads,
+      detection: { ...DETECTION_DEFAULTS, maxSide: settings.detectionMaxSide },
+      batchSize: BATCH_SIZE,
+      workerMaxJobs: settings.workerMaxJobs,
+      startTimeoutMs: settings.startTimeoutMs,
+    },
+    packagedModelFiles(),
+    logger,
+  );
+  return { engine: new OcrReaders(ppocr, tesseract) };
+}

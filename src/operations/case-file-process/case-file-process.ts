@@ -11,7 +11,7 @@ import type { OcrPage } from '../../engines/types.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import type { SniffedMedia } from '../../platform/fetch/index.js';
 import type { OperationContext } from '../context.js';
-import { forEachFile, forEachPage, recognize, withDocument } from '../documents.js';
+import { forEachFile, forEachPage, recognize, recognizeByEveryReader, withDocument } from '../documents.js';
 import { refineWithLlm } from '../llm-calls.js';
 import { CLASSIFY_MAX_TOKENS, classifyAnswer, classifyMessages, mergeClassification } from './classify-llm.js';
 import { classifyByRules } from './classify.js';
@@ -54,17 +54,18 @@ async function deidentifyPage(
   context: OperationContext,
   timed: Timed,
 ): Promise<RedactedPage & { size: EncodedPage['size']; text: string }> {
-  const page = await document.page(index, { raster: true, eraseRulingLines: true });
+  const page = await document.page(index, { raster: true });
   const raster = page.raster!;
-  const reading = page.kind === 'text' ? page.page : await timed('ocr', () => recognize(page.image, context));
+  const reading = page.kind === 'text' ? page.page : await timed('ocr', () => recognize(page.image, context, { eraseRulingLines: true }));
   try {
     if (page.kind === 'image') requireReadable(reading, index, context.deid.minConfidence);
     const redacted = await redactPage({
+      pageNumber: index + 1,
       raster,
       reading,
       format,
       timed,
-      read: (image, rotation) => recognize(image, context, { rotation }),
+      read: (image, rotation) => recognizeByEveryReader(image, context, rotation),
     });
     context.deid.observer.audit(redacted.outcome);
     for (const [kind, count] of Object.entries(redacted.redactions)) context.deid.observer.redactions(kind, count);

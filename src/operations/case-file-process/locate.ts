@@ -54,9 +54,21 @@ export function spanBox(page: OcrPage, line: PageLine, start: number, end: numbe
     const chars: number[] = [];
     for (let char = start; char < end; char++) if (line.wordOf[char] === position) chars.push(line.offsetInWord[char]!);
     if (!chars.length) continue;
-    parts.push(boxOfChars(page.words[line.words[position]!]!.text, line.boxes[position]!, Math.min(...chars), Math.max(...chars) + 1));
+    parts.push(partOfWord(page.words[line.words[position]!]!, line.boxes[position]!, Math.min(...chars), Math.max(...chars) + 1));
   }
   return parts.length ? union(parts) : undefined;
+}
+
+/**
+ * The part of a word UTF-16 characters [from, to) take: the union of their own boxes when the
+ * reader placed each character, else a share of the word's box by character widths.
+ */
+function partOfWord(word: OcrWord, box: Box, from: number, to: number): Box {
+  if (!word.chars) return boxOfChars(word.text, box, from, to);
+  const first = [...word.text.slice(0, from)].length;
+  const last = [...word.text.slice(0, to)].length;
+  const placed = word.chars.slice(first, Math.max(first + 1, last));
+  return placed.length ? union(placed) : boxOfChars(word.text, box, from, to);
 }
 
 export function personalRegions(page: OcrPage): PersonalRegion[] {

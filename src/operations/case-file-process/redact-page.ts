@@ -7,7 +7,6 @@
  * whitens it for its own reading, and counts only data read mostly outside the boxes.
  */
 import sharp from 'sharp';
-import { normalizePage } from '../../engines/documents/index.js';
 import type { PageRaster } from '../../engines/documents/index.js';
 import type { OcrPage } from '../../engines/types.js';
 import { GatewayError } from '../../errors.js';
@@ -18,13 +17,15 @@ import { paintPage, pixelRect, type OutputFormat, type PixelRect } from './outpu
 
 export type DeidStage = 'ocr' | 'detect' | 'redact' | 'audit' | 'encode';
 
-/** Reads an image at a known turn (the OCR limiter and engine behind it). */
-export type ReadAt = (image: Buffer, rotation: OcrPage['rotation']) => Promise<OcrPage>;
+/** Reads an image at a known turn with every reader the OCR engine has (the limiter and engine behind it). */
+export type ReadAt = (image: Buffer, rotation: OcrPage['rotation']) => Promise<OcrPage[]>;
 
 /** Runs a stage of the work, timing it. */
 export type Timed = <T>(stage: DeidStage, work: () => Promise<T>) => Promise<T>;
 
 export interface PageWork {
+  /** 1-based, for messages. */
+  pageNumber: number;
   raster: PageRaster;
   /** The page as first read: its text layer or OCR. */
   reading: OcrPage;
@@ -42,7 +43,7 @@ export interface RedactedPage {
 
 /** Share of a datum's box that must lie under paint for its reading to count as hallucination. */
 const COVERED = 0.9;
-const AUDITS = 2;
+const AUDITS = 3;
 
 interface Located {
   /** Padded: what is painted. */
@@ -66,15 +67,17 @@ function locate(reading: OcrPage, raster: RasterFrame, evidence: 'any' | 'text')
 export async function redactPage(work: PageWork): Promise<RedactedPage> {
   const located = await work.timed('detect', async () => locate(work.reading, work.raster, 'any'));
   const painted = [...located];
+  let survivors: Located[] = [];
   for (let audit = 1; audit <= AUDITS; audit++) {
     const encoded = await work.timed('redact', () => paintPage(work.raster, painted.map((item) => item.box), work.format));
-    const survivors = await work.timed('audit', () => surviving(encoded, painted, work));
+    survivors = await work.timed('audit', () => surviving(encoded, painted, work));
     if (!survivors.length) return { encoded, redactions: countByKind(painted), outcome: audit === 1 ? 'clean' : 'clean_after_retry' };
     painted.push(...survivors);
   }
+  const kinds = [...new Set(survivors.map((item) => item.kind))].join(', ');
   throw new GatewayError(
     'deidentification_failed',
-    'personal data was still readable after redacting the page twice; the file is withheld',
+    `page ${work.pageNumber}: personal data (${kinds}) was still readable after ${AUDITS} rounds of redaction; the file is withheld`,
   );
 }
 
@@ -92,11 +95,10 @@ async function surviving(encoded: Buffer, painted: readonly Located[], work: Pag
   for (const rect of rects) {
     for (let y = rect.top; y < rect.top + rect.height; y++) data.fill(255, y * info.width + rect.left, y * info.width + rect.left + rect.width);
   }
-  const image = await normalizePage(sharp(data, { raw: info }), Math.max(info.width, info.height), true);
-  const { width: readWidth = 0, height: readHeight = 0 } = await sharp(image).metadata();
-  const reading = await work.read(image, work.reading.rotation);
-  const frame = { width: info.width, height: info.height, readWidth, readHeight };
-  return locate(reading, frame, 'text').filter((item) => coveredShare(item.core, boxes) < COVERED);
+  const image = await sharp(data, { raw: info }).png({ compressionLevel: 1 }).toBuffer();
+  const readings = await work.read(image, work.reading.rotation);
+  const frame = { width: info.width, height: info.height, readWidth: info.width, readHeight: info.height };
+  return readings.flatMap((reading) => locate(reading, frame, 'text').filter((item) => coveredShare(item.core, boxes) < COVERED));
 }
 
 /** Mean grey (0–255) under which a painted box counts as solid; JPEG rings only at its edges. */

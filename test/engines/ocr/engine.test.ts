@@ -7,7 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/index.js';
-import { createOcrEngine, TesseractOcrEngine } from '../../../src/engines/ocr/index.js';
+import { createTesseractEngine, TesseractOcrEngine } from '../../../src/engines/ocr/index.js';
 import { traineddataProblem } from '../../../src/engines/ocr/traineddata.js';
 import { createEngines } from '../../../src/engines/registry.js';
 import { readFixture } from '../../support/ocr-fixtures.js';
@@ -21,7 +21,7 @@ const engines: TesseractOcrEngine[] = [];
 afterAll(() => Promise.all(engines.map((engine) => engine.close())));
 
 async function startedEngine(env: Record<string, string>): Promise<TesseractOcrEngine> {
-  const engine = createOcrEngine(loadConfig({ OCR_WORKERS: '1', ...env }).ocr);
+  const engine = createTesseractEngine(loadConfig({ OCR_WORKERS: '1', ...env }).ocr);
   if (!(engine instanceof TesseractOcrEngine)) throw new Error(engine.reason);
   engines.push(engine);
   await engine.start();
@@ -33,7 +33,7 @@ const headerLine = () => sharp(readFixture('report1.png')).extract({ left: 0, to
 
 describe('the tesseract.js OCR engine', () => {
   it('is unavailable with a reason, never a crash or a download, when a language has no traineddata', () => {
-    const missing = createOcrEngine(loadConfig({ OCR_LANGS: 'chi_sim+klingon' }).ocr);
+    const missing = createTesseractEngine(loadConfig({ OCR_LANGS: 'chi_sim+klingon' }).ocr);
     expect(missing).toEqual({ reason: 'traineddata for klingon not found from the npm package @tesseract.js-data/klingon' });
     const status = createEngines(loadConfig({ OCR_LANGS: 'klingon', OCR_TESSDATA_DIR: '/nonexistent' })).ocr.status();
     expect(status).toMatchObject({ state: 'unavailable', configured: true, reason: expect.stringContaining('OCR_TESSDATA_DIR') });
@@ -53,7 +53,7 @@ describe('the tesseract.js OCR engine', () => {
       expect(await traineddataProblem(join(dir, 'eng.traineddata'))).toMatch(/truncated or corrupt/);
       expect(await traineddataProblem(join(dir, 'noise.traineddata'))).toMatch(/no traineddata header/);
       expect(await traineddataProblem(join(dir, 'osd.traineddata'))).toMatch(/no LSTM model/);
-      const engine = createOcrEngine(loadConfig({ OCR_LANGS: 'eng', OCR_TESSDATA_DIR: dir }).ocr);
+      const engine = createTesseractEngine(loadConfig({ OCR_LANGS: 'eng', OCR_TESSDATA_DIR: dir }).ocr);
       if (!(engine instanceof TesseractOcrEngine)) throw new Error(engine.reason);
       await engine.start();
       expect(engine.status()).toMatchObject({ state: 'failed', reason: expect.stringMatching(/^traineddata for eng .* truncated or corrupt/) });
@@ -106,7 +106,7 @@ describe('the tesseract.js OCR engine', () => {
       const sha256 = createHash('sha256').update(await readFile(file)).digest('hex');
       const engineWith = (sums: string) =>
         writeFile(join(dir, 'SHA256SUMS'), sums).then(() => {
-          const { ocr } = createEngines(loadConfig({ OCR_WORKERS: '1', OCR_LANGS: 'eng', OCR_TESSDATA_DIR: dir }));
+          const { ocr } = createEngines(loadConfig({ OCR_ENGINE: 'tesseract', OCR_WORKERS: '1', OCR_LANGS: 'eng', OCR_TESSDATA_DIR: dir }));
           engines.push(ocr as TesseractOcrEngine);
           return ocr.start().then(() => ocr.status());
         });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eraseRulingLines } from '../../../src/engines/documents/images.js';
+import { eraseRulingLines } from '../../../src/engines/ocr/prepare.js';
 
 const WIDTH = 400;
 const HEIGHT = 300;
@@ -42,5 +42,20 @@ describe('ruling lines', () => {
     eraseRulingLines(grey, WIDTH, HEIGHT);
     expect(darkIn(grey, 0, 110, WIDTH, 130)).toBe(6 * 54 * 4);
     expect(darkIn(grey, 0, 0, WIDTH, HEIGHT)).toBe(before);
+  });
+});
+
+describe("tesseract's view of a page", () => {
+  it('is grey and upscaled to about 2000 px, and its readings scale back to the page sent', async () => {
+    const { prepareForTesseract, scaledPage } = await import('../../../src/engines/ocr/prepare.js');
+    const { default: sharp } = await import('sharp');
+    const page = await sharp({ create: { width: 1000, height: 500, channels: 3, background: 'white' } }).png().toBuffer();
+    const prepared = await prepareForTesseract(page, false);
+    const meta = await sharp(prepared.image).metadata();
+    expect(meta.channels).toBe(1);
+    expect([meta.width, meta.height]).toEqual([2000, 1000]);
+    expect(prepared.scale).toBe(2);
+    const reading = { text: 'x', words: [{ text: 'x', confidence: 90, line: 0, box: { x0: 100, y0: 40, x1: 300, y1: 80 } }], width: 2000, height: 1000, confidence: 90, rotation: 0 as const, deskewRadians: 0 };
+    expect(scaledPage(reading, 1 / prepared.scale)).toMatchObject({ width: 1000, height: 500, words: [{ box: { x0: 50, y0: 20, x1: 150, y1: 40 } }] });
   });
 });

@@ -1,0 +1,130 @@
+/**
+ * Text detection with PP-OCR's DB model: the page, scaled so its longest side is at most
+ * `maxSide` (both sides multiples of 32), normalised as the model was trained (BGR, ImageNet mean
+ * and deviation), gives a map of the probability that each pixel is text. Pixels above the
+ * threshold form regions; each region's rotated minimum-area rectangle, kept when the mean
+ * probability inside it reaches the box score, is unclipped and scaled back to the page.
+ */
+import { lineQuad, minAreaRect, unclip, type Point, type Quad } from './geometry.js';
+import { detectorView, type RgbImage } from './image.js';
+
+export interface DetectionSettings {
+  /** Longest side the page is scaled to for detection (a multiple of 32). */
+  maxSide: number;
+  /** Probability above which a pixel counts as text. */
+  threshold: number;
+  /** Mean probability a region needs to be kept. */
+  boxScore: number;
+  /** How far a region is grown back (DB's unclip ratio). */
+  unclipRatio: number;
+}
+
+export const DETECTION_DEFAULTS: DetectionSettings = { maxSide: 1536, threshold: 0.3, boxScore: 0.6, unclipRatio: 1.5 };
+
+/** Regions thinner than this (in map pixels) are noise. */
+const MIN_REGION_SIDE = 3;
+const MEAN = [0.485, 0.456, 0.406];
+const STD = [0.229, 0.224, 0.225];
+
+export interface DetectionInput {
+  tensor: Float32Array;
+  width: number;
+  height: number;
+  /** Page pixels per map pixel, along x and y. */
+  scaleX: number;
+  scaleY: number;
+}
+
+export interface TextRegion {
+  quad: Quad;
+  score: number;
+}
+
+const roundTo32 = (value: number) => Math.max(32, Math.round(value / 32) * 32);
+
+/** The page scaled for the detector, as a 1×3×H×W tensor in BGR order. */
+export async function detectionInput(image: RgbImage, maxSide: number): Promise<DetectionInput> {
+  const scale = Math.min(1, maxSide / Math.max(image.width, image.height));
+  const width = roundTo32(image.width * scale);
+  const height = roundTo32(image.height * scale);
+  const resized = await detectorView(image, width, height);
+  const plane = width * height;
+  const tensor = new Float32Array(3 * plane);
+  const { data } = resized;
+  for (let i = 0; i < plane; i++) {
+    // BGR: channel 0 of the tensor is the blue byte.
+    for (let c = 0; c < 3; c++) tensor[c * plane + i] = (data[i * 3 + (2 - c)]! / 255 - MEAN[c]!) / STD[c]!;
+  }
+  return { tensor, width, height, scaleX: image.width / width, scaleY: image.height / height };
+}
+
+/** Regions of the probability map, as text-line quads in page pixels, top to bottom. */
+export function textRegions(probability: Float32Array, input: DetectionInput, settings: DetectionSettings): TextRegion[] {
+  const { width, height } = input;
+  const labels = new Int32Array(width * height);
+  const regions: TextRegion[] = [];
+  const stack: number[] = [];
+  let next = 0;
+  for (let start = 0; start < labels.length; start++) {
+    if (labels[start] !== 0 || probability[start]! <= settings.threshold) continue;
+    next++;
+    labels[start] = next;
+    stack.push(start);
+    const boundary: Point[] = [];
+    let sum = 0;
+    let count = 0;
+    while (stack.length > 0) {
+      const index = stack.pop()!;
+      const x = index % width;
+      const y = (index - x) / width;
+      sum += probability[index]!;
+      count++;
+      let edge = false;
+      for (const [dx, dy] of NEIGHBOURS) {
+        const nx = x + dx;
+        const ny = y + dy;
+        if (nx < 0 || ny < 0 || nx >= width || ny >= height) {
+          edge = true;
+          continue;
+        }
+        const neighbour = ny * width + nx;
+        if (probability[neighbour]! <= settings.threshold) {
+          edge = true;
+          continue;
+        }
+        if (labels[neighbour] === 0) {
+          labels[neighbour] = next;
+          stack.push(neighbour);
+        }
+      }
+      // Only a region's edge pixels can be corners of its hull; their pixel corners bound it.
+      if (edge) boundary.push({ x, y }, { x: x + 1, y }, { x, y: y + 1 }, { x: x + 1, y: y + 1 });
+    }
+    const region = regionQuad(boundary, sum / count, input, settings);
+    if (region) regions.push(region);
+  }
+  return regions.sort((a, b) => centreY(a.quad) - centreY(b.quad) || a.quad[0].x - b.quad[0].x);
+}
+
+const NEIGHBOURS: ReadonlyArray<readonly [number, number]> = [
+  [1, 0],
+  [-1, 0],
+  [0, 1],
+  [0, -1],
+];
+
+const centreY = (quad: Quad) => (quad[0].y + quad[1].y + quad[2].y + quad[3].y) / 4;
+
+function regionQuad(boundary: Point[], meanProbability: number, input: DetectionInput, settings: DetectionSettings): TextRegion | undefined {
+  if (meanProbability < settings.boxScore) return undefined;
+  const rect = minAreaRect(boundary);
+  if (Math.min(rect.width, rect.height) < MIN_REGION_SIDE) return undefined;
+  const grown = unclip(rect, settings.unclipRatio);
+  const quad = lineQuad(grown).map((p) => ({
+    x: clamp(p.x * input.scaleX, 0, input.width * input.scaleX),
+    y: clamp(p.y * input.scaleY, 0, input.height * input.scaleY),
+  })) as Quad;
+  return { quad, score: meanProbability };
+}
+
+const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));

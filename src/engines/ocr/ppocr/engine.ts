@@ -1,0 +1,165 @@
+/**
+ * The PP-OCR engine: PP-OCRv4's detector, direction classifier and recogniser on onnxruntime-node,
+ * in a pool of worker threads (each with its own sessions), so pages are read in parallel and the
+ * event loop never waits on a model. `ready` once every worker has loaded the models; `unavailable`
+ * when a model file is missing, `failed` with the reason when one cannot be loaded.
+ */
+import { createHash } from 'node:crypto';
+import { access } from 'node:fs/promises';
+import type { Worker } from 'node:worker_threads';
+import { GatewayError, isGatewayError } from '../../../errors.js';
+import type { Logger } from '../../../platform/logger.js';
+import { sha256OfFile } from '../../../platform/models/checksums.js';
+import { siblingWorker } from '../../../platform/process/index.js';
+import type { EngineState, EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../../types.js';
+import { WorkerPool, type PoolWorker } from '../pool.js';
+import type { PpOcrModelFiles } from './models.js';
+import type { PipelineSettings } from './pipeline.js';
+import type { PageRequest, WorkerConfig, WorkerMessage } from './worker.js';
+
+export interface PpOcrSettings extends PipelineSettings {
+  workers: number;
+  /** A worker is replaced after this many pages. */
+  workerMaxJobs: number;
+  startTimeoutMs: number;
+}
+
+/** A worker thread with its models loaded, reading one page at a time. */
+class PageReader implements PoolWorker {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve(page: OcrPage): void; reject(error: Error): void }>();
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (message: WorkerMessage) => {
+      if (message.type !== 'page' && message.type !== 'error') return;
+      const call = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      if (message.type === 'page') call?.resolve(message.page);
+      else call?.reject(new Error(message.reason));
+    });
+    worker.on('exit', (code) => this.failAll(new Error(`the OCR worker exited (code ${code})`)));
+    worker.on('error', (error) => this.failAll(error));
+  }
+
+  static start(config: WorkerConfig): Promise<PageReader> {
+    const worker = siblingWorker(import.meta.url, 'worker', { workerData: config });
+    return new Promise((resolve, reject) => {
+      const onMessage = (message: WorkerMessage) => {
+        if (message.type === 'ready') settle(() => resolve(new PageReader(worker)));
+        if (message.type === 'failed') settle(() => reject(new Error(message.reason)), true);
+      };
+      const onError = (error: Error) => settle(() => reject(error), true);
+      const onExit = (code: number) => settle(() => reject(new Error(`the OCR worker exited (code ${code}) while loading`)));
+      const settle = (done: () => void, terminate = false) => {
+        worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+        if (terminate) void worker.terminate();
+        done();
+      };
+      worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    });
+  }
+
+  read(image: Buffer, rotation: OcrPage['rotation'] | undefined): Promise<OcrPage> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      // A copy of its own, moved to the worker rather than copied again.
+      const copy = new ArrayBuffer(image.byteLength);
+      new Uint8Array(copy).set(image);
+      const request: PageRequest = { id, image: new Uint8Array(copy), ...(rotation === undefined ? {} : { rotation }) };
+      this.worker.postMessage(request, [copy]);
+    });
+  }
+
+  terminate(): Promise<number> {
+    return this.worker.terminate();
+  }
+
+  private failAll(error: Error): void {
+    for (const call of this.pending.values()) call.reject(error);
+    this.pending.clear();
+  }
+}
+
+export class PpOcrEngine implements OcrEngine {
+  readonly name = 'ocr' as const;
+  private state: EngineState = 'starting';
+  private reason: string | undefined = 'loading the PP-OCR models into the OCR workers';
+  private model: string | undefined;
+  private pool: WorkerPool<PageReader> | undefined;
+
+  constructor(
+    private readonly settings: PpOcrSettings,
+    private readonly files: PpOcrModelFiles,
+    private readonly logger?: Logger,
+  ) {}
+
+  status(): EngineStatus {
+    return {
+      state: this.state,
+      configured: true,
+      device: `cpu: ${this.settings.workers} PP-OCR workers × ${this.settings.threads} threads`,
+      ...(this.reason ? { reason: this.reason } : {}),
+      ...(this.model ? { model: this.model } : {}),
+    };
+  }
+
+  async start(): Promise<void> {
+    const missing = await firstMissing(Object.values(this.files));
+    if (missing) return this.fail('unavailable', `PP-OCR model file not found: ${missing} (reinstall the npm packages: npm install)`);
+    this.model = await modelLabel(this.files);
+    const config: WorkerConfig = { files: this.files, settings: pipelineSettings(this.settings) };
+    this.pool = new WorkerPool(() => PageReader.start(config), this.settings.workers, this.settings.workerMaxJobs);
+    const started = Date.now();
+    try {
+      await this.pool.start(this.settings.startTimeoutMs);
+    } catch (error) {
+      await this.pool.close();
+      this.pool = undefined;
+      return this.fail('failed', `the PP-OCR models could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.state = 'ready';
+    this.reason = undefined;
+    this.logger?.info({ engine: 'ocr', workers: this.settings.workers, threads: this.settings.threads, ms: Date.now() - started, model: this.model }, 'OCR engine ready');
+  }
+
+  recognize(image: Buffer, signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
+    const pool = this.pool;
+    if (this.state !== 'ready' || !pool) return Promise.reject(new GatewayError('engine_unavailable', `the ocr engine is ${this.state}`));
+    return pool.use(signal, (reader) => reader.read(image, options?.rotation)).catch((error: unknown) => {
+      if (signal.aborted || isGatewayError(error)) throw error;
+      throw new GatewayError('engine_failed', `OCR failed: ${error instanceof Error ? error.message : String(error)}`, { retryable: true });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.state = 'unavailable';
+    this.reason = 'the OCR engine is closed';
+    await this.pool?.close();
+  }
+
+  private fail(state: 'unavailable' | 'failed', reason: string): void {
+    this.state = state;
+    this.reason = reason;
+    this.logger?.error({ engine: 'ocr', reason }, 'OCR engine cannot serve');
+  }
+}
+
+const pipelineSettings = ({ detection, batchSize, threads }: PpOcrSettings): PipelineSettings => ({ detection, batchSize, threads });
+
+async function firstMissing(paths: string[]): Promise<string | undefined> {
+  for (const path of paths) {
+    const readable = await access(path).then(
+      () => true,
+      () => false,
+    );
+    if (!readable) return path;
+  }
+  return undefined;
+}
+
+/** `PP-OCRv4@<first 12 hex of the sha256 of the four files' hashes>`: changes when any file does. */
+async function modelLabel(files: PpOcrModelFiles): Promise<string> {
+  const hashes = await Promise.all([files.detector, files.classifier, files.recogniser, files.alphabet].map(sha256OfFile));
+  return `PP-OCRv4@${createHash('sha256').update(hashes.join('\n')).digest('hex').slice(0, 12)}`;
+}

@@ -1,0 +1,64 @@
+/**
+ * Pages as raw RGB pixels, and the one sampling the pipeline does itself: a text line cut out
+ * of the page along its quad and straightened to a given size (a perspective warp, bilinear).
+ */
+import sharp from 'sharp';
+import { homography, project, rectQuad, type Quad } from './geometry.js';
+
+export interface RgbImage {
+  /** width × height × 3 bytes, row by row. */
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** Any image sharp reads (the pages come as PNG), as RGB. */
+export async function decodeRgb(bytes: Uint8Array): Promise<RgbImage> {
+  const { data, info } = await sharp(bytes).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+  if (info.channels !== 3) throw new Error(`expected 3 channels, got ${info.channels}`);
+  return { data, width: info.width, height: info.height };
+}
+
+/**
+ * The page at `width` × `height`, as the detector sees it: a 3×3 median first, so speckle (a
+ * noisy scan, a fax) no longer forms text regions while the strokes of lines stay. Measured on the
+ * speckled fixture: CER 7.3% → 0.9%. Lines are cut from the unfiltered page.
+ */
+export async function detectorView(image: RgbImage, width: number, height: number): Promise<RgbImage> {
+  const data = await sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } })
+    .median(3)
+    .resize(width, height, { fit: 'fill', kernel: 'linear' })
+    .raw()
+    .toBuffer();
+  return { data, width, height };
+}
+
+/**
+ * The part of the page under `quad` as an upright `width` × `height` image, written into `out`
+ * at row stride `stride` (pixels) as normalised BGR planes: ((v / 255) − 0.5) / 0.5, the input
+ * of the recogniser and the direction classifier.
+ */
+export function warpNormalised(image: RgbImage, quad: Quad, width: number, height: number, out: Float32Array, offset: number, stride: number, planeSize: number): void {
+  const toPage = homography(rectQuad(width, height), quad);
+  const { data, width: w, height: h } = image;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const p = project(toPage, { x: x + 0.5, y: y + 0.5 });
+      const sx = Math.min(w - 1, Math.max(0, p.x - 0.5));
+      const sy = Math.min(h - 1, Math.max(0, p.y - 0.5));
+      const x0 = Math.floor(sx);
+      const y0 = Math.floor(sy);
+      const x1 = Math.min(w - 1, x0 + 1);
+      const y1 = Math.min(h - 1, y0 + 1);
+      const fx = sx - x0;
+      const fy = sy - y0;
+      const target = offset + y * stride + x;
+      for (let c = 0; c < 3; c++) {
+        const channel = 2 - c;
+        const top = data[(y0 * w + x0) * 3 + channel]! * (1 - fx) + data[(y0 * w + x1) * 3 + channel]! * fx;
+        const bottom = data[(y1 * w + x0) * 3 + channel]! * (1 - fx) + data[(y1 * w + x1) * 3 + channel]! * fx;
+        out[target + c * planeSize] = ((top * (1 - fy) + bottom * fy) / 255 - 0.5) / 0.5;
+      }
+    }
+  }
+}

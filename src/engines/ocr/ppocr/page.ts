@@ -1,0 +1,133 @@
+/**
+ * Read lines to an OcrPage in the upright frame: every point of a line (its characters' corners
+ * along the crop) is mapped back through the crop's homography onto the page, then turned with
+ * the page. Lines whose centres share a row become one text line (cells of a table row read
+ * together, joined by two spaces, as a printed form reads); words are the whitespace-separated
+ * runs of a line, each with one box per character.
+ */
+import type { OcrPage, OcrWord } from '../../types.js';
+import { boundingBox, homography, project, rectQuad, turnPoint, type Point } from './geometry.js';
+import { RECOGNISER_HEIGHT, type LineReading } from './recognize.js';
+
+export type Rotation = OcrPage['rotation'];
+
+type Box = OcrWord['box'];
+
+interface PlacedChar {
+  char: string;
+  box: Box;
+  probability: number;
+}
+
+interface PlacedLine {
+  chars: PlacedChar[];
+  box: Box;
+}
+
+/**
+ * A line read with a lower mean character probability is dropped, as PaddleOCR drops it: what the
+ * recogniser makes of speckle and stamps is junk. (De-identification audits with a second reader.)
+ */
+const DROP_PROBABILITY = 0.5;
+/** A row takes a line whose vertical centre is within this share of the row's line height. */
+const SAME_ROW = 0.5;
+const CELL_SEPARATOR = '  ';
+
+/** Each character's box in the upright page: its run of time steps, widened halfway to its neighbours. */
+function placeLine(reading: LineReading, turn: (p: Point) => Point): PlacedLine | undefined {
+  const { chars, pixelsPerStep, cropWidth } = reading;
+  if (chars.length === 0) return undefined;
+  const toPage = homography(rectQuad(cropWidth, RECOGNISER_HEIGHT), reading.quad);
+  const at = (x: number, y: number) => turn(project(toPage, { x: Math.min(cropWidth, Math.max(0, x)), y }));
+  const placed = chars.map((c, i) => {
+    const previous = chars[i - 1];
+    const next = chars[i + 1];
+    const start = previous ? (previous.last + c.first + 1) / 2 : c.first - 0.5;
+    const end = next ? (c.last + next.first + 1) / 2 : c.last + 1.5;
+    const x0 = start * pixelsPerStep;
+    const x1 = end * pixelsPerStep;
+    const corners = [at(x0, 0), at(x1, 0), at(x1, RECOGNISER_HEIGHT), at(x0, RECOGNISER_HEIGHT)];
+    return { char: c.char, box: roundBox(boundingBox(corners)), probability: c.probability };
+  });
+  const outline = [at(0, 0), at(cropWidth, 0), at(cropWidth, RECOGNISER_HEIGHT), at(0, RECOGNISER_HEIGHT)];
+  return { chars: placed, box: roundBox(boundingBox(outline)) };
+}
+
+const meanProbability = ({ chars }: LineReading) => (chars.length ? chars.reduce((sum, c) => sum + c.probability, 0) / chars.length : 0);
+
+const roundBox = (box: Box): Box => ({ x0: Math.floor(box.x0), y0: Math.floor(box.y0), x1: Math.ceil(box.x1), y1: Math.ceil(box.y1) });
+
+/** Lines grouped into rows, top to bottom, each row's lines left to right. */
+function rows(lines: PlacedLine[]): PlacedLine[][] {
+  const sorted = [...lines].sort((a, b) => centre(a) - centre(b));
+  const result: PlacedLine[][] = [];
+  for (const line of sorted) {
+    const row = result[result.length - 1];
+    const height = line.box.y1 - line.box.y0;
+    if (row && Math.abs(centre(line) - rowCentre(row)) <= SAME_ROW * Math.max(height, rowHeight(row)) && !overlapsAny(line, row)) row.push(line);
+    else result.push([line]);
+  }
+  return result.map((row) => row.sort((a, b) => a.box.x0 - b.box.x0));
+}
+
+const centre = (line: PlacedLine) => (line.box.y0 + line.box.y1) / 2;
+const rowCentre = (row: PlacedLine[]) => row.reduce((sum, line) => sum + centre(line), 0) / row.length;
+const rowHeight = (row: PlacedLine[]) => Math.max(...row.map((line) => line.box.y1 - line.box.y0));
+const overlapsAny = (line: PlacedLine, row: PlacedLine[]) =>
+  row.some((other) => Math.min(line.box.x1, other.box.x1) - Math.max(line.box.x0, other.box.x0) > 0.5 * Math.min(line.box.x1 - line.box.x0, other.box.x1 - other.box.x0));
+
+/** The words of a line: runs of characters between spaces. */
+function wordsOf(line: PlacedLine, lineIndex: number): OcrWord[] {
+  const words: OcrWord[] = [];
+  let current: PlacedChar[] = [];
+  const flush = () => {
+    if (current.length === 0) return;
+    const chars = current.map((c) => c.box);
+    words.push({
+      text: current.map((c) => c.char).join(''),
+      confidence: Math.round((100 * current.reduce((sum, c) => sum + c.probability, 0)) / current.length),
+      box: { x0: Math.min(...chars.map((b) => b.x0)), y0: Math.min(...chars.map((b) => b.y0)), x1: Math.max(...chars.map((b) => b.x1)), y1: Math.max(...chars.map((b) => b.y1)) },
+      line: lineIndex,
+      chars,
+    });
+    current = [];
+  };
+  for (const c of line.chars) {
+    if (/\s/.test(c.char)) flush();
+    else current.push(c);
+  }
+  flush();
+  return words;
+}
+
+/**
+ * The page in the frame turned `rotation` degrees clockwise from the image as read
+ * (`width` × `height` before the turn).
+ */
+export function assemblePage(readings: LineReading[], rotation: Rotation, width: number, height: number): OcrPage {
+  const turn = (p: Point) => turnPoint(p, rotation, width, height);
+  const placed = readings
+    .filter((reading) => meanProbability(reading) >= DROP_PROBABILITY)
+    .map((reading) => placeLine(reading, turn))
+    .filter((line): line is PlacedLine => line !== undefined);
+  const texts: string[] = [];
+  const words: OcrWord[] = [];
+  for (const row of rows(placed)) {
+    const lineWords = row.flatMap((line) => wordsOf(line, texts.length));
+    if (lineWords.length === 0) continue;
+    words.push(...lineWords);
+    texts.push(row.map((line) => line.chars.map((c) => c.char).join('').trim()).join(CELL_SEPARATOR));
+  }
+  const charCount = words.reduce((sum, word) => sum + [...word.text].length, 0);
+  const confidence = charCount === 0 ? 0 : words.reduce((sum, word) => sum + word.confidence * [...word.text].length, 0) / charCount;
+  const turned = rotation === 90 || rotation === 270;
+  return {
+    text: texts.join('\n'),
+    words,
+    width: turned ? height : width,
+    height: turned ? width : height,
+    confidence: Math.round(confidence),
+    rotation,
+    deskewRadians: 0,
+  };
+}

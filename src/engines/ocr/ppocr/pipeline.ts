@@ -1,0 +1,85 @@
+/**
+ * One page through PP-OCR: detection, the line direction classifier, batched recognition, the
+ * page's orientation, and the OcrPage. The page's quarter turn is found from what was read, not
+ * by reading the page again: after the classifier has turned each line the right way up, the
+ * direction most of the text runs in says how the page lies.
+ */
+import ort from 'onnxruntime-node';
+import type { OcrPage } from '../../types.js';
+import { detectionInput, textRegions, type DetectionSettings } from './detect.js';
+import type { Point } from './geometry.js';
+import { decodeRgb } from './image.js';
+import { readAlphabet, type PpOcrModelFiles } from './models.js';
+import { assemblePage, type Rotation } from './page.js';
+import { readLines, type LineReading, type MakeTensor } from './recognize.js';
+
+export interface PipelineSettings {
+  detection: DetectionSettings;
+  /** Lines per classifier and recogniser call. */
+  batchSize: number;
+  /** Intra-op threads of each model session. */
+  threads: number;
+}
+
+export interface PpOcrModels {
+  detector: ort.InferenceSession;
+  classifier: ort.InferenceSession;
+  recogniser: ort.InferenceSession;
+  alphabet: string[];
+}
+
+const makeTensor: MakeTensor = (data, dims) => new ort.Tensor('float32', data, dims);
+
+export async function loadModels(files: PpOcrModelFiles, threads: number): Promise<PpOcrModels> {
+  const options: ort.InferenceSession.SessionOptions = {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+  };
+  const [detector, classifier, recogniser, alphabet] = await Promise.all([
+    ort.InferenceSession.create(files.detector, options),
+    ort.InferenceSession.create(files.classifier, options),
+    ort.InferenceSession.create(files.recogniser, options),
+    readAlphabet(files.alphabet),
+  ]);
+  return { detector, classifier, recogniser, alphabet };
+}
+
+export async function releaseModels(models: PpOcrModels): Promise<void> {
+  await Promise.all([models.detector.release(), models.classifier.release(), models.recogniser.release()]);
+}
+
+/** Reads one page image (any format sharp reads); `rotation`, when known, is taken instead of found. */
+export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings: PipelineSettings, rotation?: Rotation): Promise<OcrPage> {
+  const image = await decodeRgb(bytes);
+  const input = await detectionInput(image, settings.detection.maxSide);
+  const detection = await models.detector.run({ [models.detector.inputNames[0]!]: makeTensor(input.tensor, [1, 3, input.height, input.width]) });
+  const probability = detection[models.detector.outputNames[0]!]!.data as Float32Array;
+  const regions = textRegions(probability, input, settings.detection);
+  const readings = await readLines(models, image, regions.map((r) => r.quad), models.alphabet, settings.batchSize, makeTensor);
+  return assemblePage(readings, rotation ?? pageRotation(readings), image.width, image.height);
+}
+
+/**
+ * The clockwise quarter turn that makes the page upright: text that runs down the image was
+ * turned a quarter clockwise (turn it 270 more), text that runs up it a quarter the other way,
+ * text that runs right to left is upside down. Each line votes with the characters it holds.
+ */
+export function pageRotation(readings: readonly LineReading[]): Rotation {
+  const votes = new Map<Rotation, number>();
+  for (const reading of readings) {
+    const direction = runDirection(reading.quad[0], reading.quad[1]);
+    votes.set(direction, (votes.get(direction) ?? 0) + reading.chars.length);
+  }
+  let best: Rotation = 0;
+  for (const [rotation, count] of votes) if (count > (votes.get(best) ?? 0)) best = rotation;
+  return best;
+}
+
+function runDirection(from: Point, to: Point): Rotation {
+  const dx = to.x - from.x;
+  const dy = to.y - from.y;
+  if (Math.abs(dx) >= Math.abs(dy)) return dx >= 0 ? 0 : 180;
+  return dy > 0 ? 270 : 90;
+}

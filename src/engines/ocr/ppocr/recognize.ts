@@ -1,0 +1,98 @@
+/**
+ * The two models that read a detected line: the direction classifier (is the crop upside down?)
+ * and the recogniser (CTC over 6,625 classes). Crops are cut straight from the page at the
+ * models' input height, sorted by width and run in batches padded to the widest, as PaddleOCR
+ * does, so one model call reads several lines.
+ */
+import type { InferenceSession, Tensor } from 'onnxruntime-node';
+import { decodeCtc, type DecodedChar } from './ctc.js';
+import { distance, type Quad } from './geometry.js';
+import { warpNormalised, type RgbImage } from './image.js';
+
+/** Builds an input tensor; onnxruntime-node's constructor, passed in so this module stays testable without it. */
+export type MakeTensor = (data: Float32Array, dims: number[]) => Tensor;
+
+const HEIGHT = 48;
+const CLASSIFIER_WIDTH = 192;
+/** The recogniser's narrowest batch (its training width). */
+const MIN_RECOGNISER_WIDTH = 320;
+/** Above this probability the classifier's "upside down" is believed. */
+const FLIP_PROBABILITY = 0.9;
+
+export interface LineReading {
+  /** The quad as read: turned half round when the classifier found the line upside down. */
+  quad: Quad;
+  chars: DecodedChar[];
+  /** Pixels of the crop as the recogniser saw it, per CTC time step. */
+  pixelsPerStep: number;
+  /** The crop's width at the recogniser's height. */
+  cropWidth: number;
+}
+
+export const lineLength = (quad: Quad) => distance(quad[0], quad[1]);
+export const lineThickness = (quad: Quad) => distance(quad[0], quad[3]);
+/** The same line read from its other end: a half turn. */
+export const turnedHalf = (quad: Quad): Quad => [quad[2], quad[3], quad[0], quad[1]];
+
+const widthAtHeight = (quad: Quad) => Math.max(1, Math.ceil((HEIGHT * lineLength(quad)) / Math.max(1, lineThickness(quad))));
+
+/** Indices of `quads`, narrowest first, in batches. */
+function batches(quads: readonly Quad[], size: number): number[][] {
+  const order = quads.map((_, i) => i).sort((a, b) => widthAtHeight(quads[a]!) - widthAtHeight(quads[b]!));
+  const result: number[][] = [];
+  for (let i = 0; i < order.length; i += size) result.push(order.slice(i, i + size));
+  return result;
+}
+
+function cropBatch(image: RgbImage, quads: readonly Quad[], width: number, makeTensor: MakeTensor): Tensor {
+  const plane = HEIGHT * width;
+  const data = new Float32Array(quads.length * 3 * plane);
+  quads.forEach((quad, b) => warpNormalised(image, quad, Math.min(width, widthAtHeight(quad)), HEIGHT, data, b * 3 * plane, width, plane));
+  return makeTensor(data, [quads.length, 3, HEIGHT, width]);
+}
+
+/** For each quad, the probability that its crop is upside down. */
+export async function upsideDown(session: InferenceSession, image: RgbImage, quads: readonly Quad[], batchSize: number, makeTensor: MakeTensor): Promise<number[]> {
+  const result = new Array<number>(quads.length).fill(0);
+  for (const batch of batches(quads, batchSize)) {
+    const input = cropBatch(image, batch.map((i) => quads[i]!), CLASSIFIER_WIDTH, makeTensor);
+    const output = await session.run({ [session.inputNames[0]!]: input });
+    const scores = output[session.outputNames[0]!]!.data as Float32Array;
+    batch.forEach((index, b) => (result[index] = scores[b * 2 + 1]!));
+  }
+  return result;
+}
+
+/** Reads each line, turning those the classifier finds upside down. */
+export async function readLines(
+  sessions: { classifier: InferenceSession; recogniser: InferenceSession },
+  image: RgbImage,
+  quads: readonly Quad[],
+  alphabet: readonly string[],
+  batchSize: number,
+  makeTensor: MakeTensor,
+): Promise<LineReading[]> {
+  const flips = await upsideDown(sessions.classifier, image, quads, batchSize, makeTensor);
+  const upright = quads.map((quad, i) => (flips[i]! > FLIP_PROBABILITY ? turnedHalf(quad) : quad));
+  const readings = new Array<LineReading>(upright.length);
+  for (const batch of batches(upright, batchSize)) {
+    const batchQuads = batch.map((i) => upright[i]!);
+    const width = Math.max(MIN_RECOGNISER_WIDTH, ...batchQuads.map(widthAtHeight));
+    const output = await sessions.recogniser.run({ [sessions.recogniser.inputNames[0]!]: cropBatch(image, batchQuads, width, makeTensor) });
+    const scores = output[sessions.recogniser.outputNames[0]!]!;
+    const [, steps = 0, classes = 0] = scores.dims;
+    const data = scores.data as Float32Array;
+    batch.forEach((index, b) => {
+      const quad = upright[index]!;
+      readings[index] = {
+        quad,
+        chars: decodeCtc(data.subarray(b * steps * classes, (b + 1) * steps * classes), steps, classes, alphabet),
+        pixelsPerStep: width / steps,
+        cropWidth: Math.min(width, widthAtHeight(quad)),
+      };
+    });
+  }
+  return readings;
+}
+
+export const RECOGNISER_HEIGHT = HEIGHT;
