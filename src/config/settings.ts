@@ -278,7 +278,7 @@ export const SETTINGS = {
     detectionMaxSide: setting({
       env: 'OCR_DET_MAX_SIDE',
       type: types.intBetween(320, 4096),
-      default: 1536,
+      default: 960,
       doc: "PP-OCR: a page is scaled so its longest side is at most this for text detection (rounded to a multiple of 32); smaller is faster and misses small print",
     }),
     langs: setting({

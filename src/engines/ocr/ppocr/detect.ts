@@ -5,7 +5,7 @@
  * threshold form regions; each region's rotated minimum-area rectangle, kept when the mean
  * probability inside it reaches the box score, is unclipped and scaled back to the page.
  */
-import { lineQuad, minAreaRect, unclip, type Point, type Quad } from './geometry.js';
+import { lineQuad, minAreaRect, unclip, type Point, type Quad, type RotatedRect } from './geometry.js';
 import { detectorView, type RgbImage } from './image.js';
 
 export interface DetectionSettings {
@@ -19,8 +19,10 @@ export interface DetectionSettings {
   unclipRatio: number;
 }
 
-export const DETECTION_DEFAULTS: DetectionSettings = { maxSide: 1536, threshold: 0.3, boxScore: 0.6, unclipRatio: 1.5 };
+export const DETECTION_DEFAULTS: DetectionSettings = { maxSide: 960, threshold: 0.3, boxScore: 0.6, unclipRatio: 1.5 };
 
+/** Each end of a line gets this share of its thickness as margin (see withLineEndMargin). */
+const LINE_END_MARGIN = 0.2;
 /** Regions thinner than this (in map pixels) are noise. */
 const MIN_REGION_SIDE = 3;
 const MEAN = [0.485, 0.456, 0.406];
@@ -119,12 +121,22 @@ function regionQuad(boundary: Point[], meanProbability: number, input: Detection
   if (meanProbability < settings.boxScore) return undefined;
   const rect = minAreaRect(boundary);
   if (Math.min(rect.width, rect.height) < MIN_REGION_SIDE) return undefined;
-  const grown = unclip(rect, settings.unclipRatio);
+  const grown = withLineEndMargin(unclip(rect, settings.unclipRatio));
   const quad = lineQuad(grown).map((p) => ({
     x: clamp(p.x * input.scaleX, 0, input.width * input.scaleX),
     y: clamp(p.y * input.scaleY, 0, input.height * input.scaleY),
   })) as Quad;
   return { quad, score: meanProbability };
+}
+
+/**
+ * The line lengthened at both ends by a share of its thickness: the recogniser needs room after a
+ * line's last character (measured: without it, the last digit of a number was lost on a photo
+ * taken at an angle).
+ */
+function withLineEndMargin(rect: RotatedRect): RotatedRect {
+  const margin = LINE_END_MARGIN * Math.min(rect.width, rect.height);
+  return rect.width >= rect.height ? { ...rect, width: rect.width + 2 * margin } : { ...rect, height: rect.height + 2 * margin };
 }
 
 const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));

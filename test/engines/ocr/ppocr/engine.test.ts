@@ -1,0 +1,175 @@
+/**
+ * The PP-OCR engine on its real models (from npm) in worker threads: real photos upright, turned,
+ * tilted, seen at an angle and unevenly lit; rendered reports; and how it fails.
+ */
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DETECTION_DEFAULTS } from '../../../../src/engines/ocr/ppocr/detect.js';
+import { PpOcrEngine, type PpOcrSettings } from '../../../../src/engines/ocr/ppocr/engine.js';
+import { homography, project, rectQuad, type Quad } from '../../../../src/engines/ocr/ppocr/geometry.js';
+import { packagedModelFiles, type PpOcrModelFiles } from '../../../../src/engines/ocr/ppocr/models.js';
+import { characterErrorRate } from '../../../support/eval-gateway.js';
+import { groundTruth, readFixture } from '../../../support/ocr-fixtures.js';
+import { fixturePath } from '../../../support/paths.js';
+import { photoTruth } from '../../../support/photos.js';
+
+const SETTINGS: PpOcrSettings = {
+  workers: 1,
+  threads: 2,
+  detection: DETECTION_DEFAULTS,
+  batchSize: 6,
+  workerMaxJobs: 100,
+  startTimeoutMs: 60_000,
+};
+const never = () => new AbortController().signal;
+const compact = (text: string) => text.replace(/\s+/g, '');
+const IDENTIFIERS = photoTruth()['np2016_bloodtestreport2.jpg']!.personal!;
+
+/** The photo as if taken at an angle: its corners pulled onto a trapezoid (a perspective warp). */
+async function seenAtAnAngle(bytes: Buffer): Promise<Buffer> {
+  const { data, info } = await sharp(bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { width, height } = info;
+  const to: Quad = [
+    { x: width * 0.08, y: height * 0.04 },
+    { x: width * 0.95, y: 0 },
+    { x: width, y: height },
+    { x: 0, y: height * 0.93 },
+  ];
+  // For each output pixel, where it comes from in the photo.
+  const fromOutput = homography(to, rectQuad(width, height));
+  const out = Buffer.alloc(width * height * 3, 255);
+  const at = (x: number, y: number, c: number) => data[(y * width + x) * 3 + c]!;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const p = project(fromOutput, { x, y });
+      if (p.x < 0 || p.y < 0 || p.x >= width - 1 || p.y >= height - 1) continue;
+      // Bilinear, as a camera's optics blend neighbouring points.
+      const [x0, y0] = [Math.floor(p.x), Math.floor(p.y)];
+      const [fx, fy] = [p.x - x0, p.y - y0];
+      for (let c = 0; c < 3; c++) {
+        const top = at(x0, y0, c) * (1 - fx) + at(x0 + 1, y0, c) * fx;
+        const bottom = at(x0, y0 + 1, c) * (1 - fx) + at(x0 + 1, y0 + 1, c) * fx;
+        out[(y * width + x) * 3 + c] = Math.round(top * (1 - fy) + bottom * fy);
+      }
+    }
+  }
+  return sharp(out, { raw: { width, height, channels: 3 } }).jpeg().toBuffer();
+}
+
+/** Light falling off across the page: dark on the left, as a lamp on one side gives. */
+async function unevenlyLit(bytes: Buffer): Promise<Buffer> {
+  const { width = 0, height = 0 } = await sharp(bytes).metadata();
+  const gradient = Buffer.from(
+    `<svg width="${width}" height="${height}"><linearGradient id="g"><stop offset="0" stop-color="#555"/><stop offset="1" stop-color="#fff"/></linearGradient><rect width="100%" height="100%" fill="url(#g)"/></svg>`,
+  );
+  return sharp(bytes).composite([{ input: gradient, blend: 'multiply' }]).jpeg().toBuffer();
+}
+
+describe('the PP-OCR engine on its real models', () => {
+  let engine: PpOcrEngine;
+  let photo: Buffer;
+
+  beforeAll(async () => {
+    engine = new PpOcrEngine(SETTINGS, packagedModelFiles());
+    photo = await readFile(fixturePath('photos', 'np2016_bloodtestreport2.jpg'));
+  });
+  afterAll(() => engine.close());
+
+  it('loads in a worker thread: starting → ready, with the models named by their hashes', async () => {
+    const started = engine.start();
+    expect(engine.status().state).toBe('starting');
+    await started;
+    expect(engine.status()).toMatchObject({ state: 'ready', model: expect.stringMatching(/^PP-OCRv4@[0-9a-f]{12}$/), device: 'cpu: 1 PP-OCR workers × 2 threads' });
+  });
+
+  it.each(['report1.png', 'report2.png', 'report3.png'])('reads the rendered %s at CER ≤ 1%%', async (file) => {
+    const page = await engine.recognize(readFixture(file), never());
+    expect(characterErrorRate(page.text, groundTruth()[file]!.text)).toBeLessThanOrEqual(0.01);
+    expect(page.rotation).toBe(0);
+    expect(page.confidence).toBeGreaterThan(90);
+  });
+
+  it.each([
+    ['report1-rot90.jpg', 270],
+    ['report1-rot180.jpg', 180],
+    ['report1-rot270.jpg', 90],
+  ] as const)('finds the quarter turn of %s (%i) and reads it', async (file, rotation) => {
+    const page = await engine.recognize(readFixture(file), never());
+    expect(page.rotation).toBe(rotation);
+    expect(characterErrorRate(page.text, groundTruth()[file]!.text)).toBeLessThanOrEqual(0.03);
+  });
+
+  it('reads every identifier on the real phone photo, each character boxed inside its line', async () => {
+    const page = await engine.recognize(photo, never());
+    for (const identifier of IDENTIFIERS) expect(compact(page.text)).toContain(identifier);
+    const name = page.words.find((word) => word.text.includes('孟丁'))!;
+    const at = [...name.text].indexOf('孟');
+    const [first, second] = [name.chars![at]!, name.chars![at + 1]!];
+    expect(first.x1).toBeLessThanOrEqual(second.x0 + 2);
+    expect(first.x0).toBeGreaterThanOrEqual(name.box.x0);
+    expect(second.x1).toBeLessThanOrEqual(name.box.x1);
+    // Two characters of a ~1280 px photo: far narrower than the whole line.
+    expect(second.x1 - first.x0).toBeLessThan(120);
+  });
+
+  it('reads the photo taken turned a quarter, and says how it lies', async () => {
+    const page = await engine.recognize(await readFile(fixturePath('photos', 'np2016_bloodtestreport1.jpg')), never());
+    expect(page.rotation).toBe(270);
+    for (const identifier of IDENTIFIERS) expect(compact(page.text)).toContain(identifier);
+  });
+
+  it.each([
+    ['tilted 6°', (bytes: Buffer) => sharp(bytes).rotate(6, { background: '#ffffff' }).jpeg().toBuffer()],
+    ['seen at an angle', seenAtAnAngle],
+    ['unevenly lit', unevenlyLit],
+  ] as const)('reads the identifiers on the photo %s', async (_how, distort) => {
+    const page = await engine.recognize(await distort(photo), never());
+    for (const identifier of IDENTIFIERS) expect(compact(page.text)).toContain(identifier);
+  }, 30_000);
+
+  it('stops a cancelled page at once, and reads the next one', async () => {
+    const client = new AbortController();
+    const reading = engine.recognize(photo, client.signal);
+    setTimeout(() => client.abort(new Error('client went away')), 50);
+    const started = Date.now();
+    await expect(reading).rejects.toThrow('client went away');
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(compact((await engine.recognize(readFixture('report2.png'), never())).text)).toContain('李秀英');
+  });
+});
+
+describe('the PP-OCR engine without usable models', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ppocr-models-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  const copied = async (): Promise<PpOcrModelFiles> => {
+    const files = packagedModelFiles();
+    const copies = Object.fromEntries(Object.keys(files).map((key) => [key, join(dir, `${key}.bin`)])) as unknown as PpOcrModelFiles;
+    await Promise.all(Object.keys(files).map((key) => copyFile(files[key as keyof PpOcrModelFiles], copies[key as keyof PpOcrModelFiles])));
+    return copies;
+  };
+
+  it('is unavailable, saying which file is missing', async () => {
+    const files = { ...(await copied()), recogniser: join(dir, 'gone.onnx') };
+    const engine = new PpOcrEngine(SETTINGS, files);
+    await engine.start();
+    expect(engine.status()).toMatchObject({ state: 'unavailable', reason: expect.stringContaining('gone.onnx') });
+    await expect(engine.recognize(readFixture('report1.png'), never())).rejects.toMatchObject({ kind: 'engine_unavailable' });
+    await engine.close();
+  });
+
+  it('fails with the reason when a model file is corrupt, and the process lives on', async () => {
+    const files = await copied();
+    await writeFile(files.detector, Buffer.from('not an onnx model'));
+    const engine = new PpOcrEngine(SETTINGS, files);
+    await engine.start();
+    expect(engine.status()).toMatchObject({ state: 'failed', reason: expect.stringMatching(/^the PP-OCR models could not be loaded: /) });
+    await engine.close();
+  });
+});

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { decodeCtc } from '../../../../src/engines/ocr/ppocr/ctc.js';
+import type { Quad } from '../../../../src/engines/ocr/ppocr/geometry.js';
+import { assemblePage } from '../../../../src/engines/ocr/ppocr/page.js';
+import { pageRotation } from '../../../../src/engines/ocr/ppocr/pipeline.js';
+import type { LineReading } from '../../../../src/engines/ocr/ppocr/recognize.js';
+
+/** T × C scores with `best[t]` the most probable class at step t. */
+function scores(best: number[], classes: number): Float32Array {
+  const data = new Float32Array(best.length * classes).fill(0.01);
+  best.forEach((c, t) => (data[t * classes + c] = 0.9));
+  return data;
+}
+
+describe('CTC decoding', () => {
+  const alphabet = ['张', '三', 'A'];
+
+  it('collapses repeats, drops blanks, keeps a doubled character split by a blank, and the steps of each', () => {
+    const chars = decodeCtc(scores([0, 1, 1, 0, 2, 0, 2, 2, 3], 4), 9, 4, alphabet);
+    expect(chars.map((c) => c.char).join('')).toBe('张三三A');
+    expect(chars.map((c) => [c.first, c.last])).toEqual([
+      [1, 2],
+      [4, 4],
+      [6, 7],
+      [8, 8],
+    ]);
+    expect(chars[0]!.probability).toBeCloseTo(0.9);
+  });
+
+  it('reads nothing from blanks', () => {
+    expect(decodeCtc(scores([0, 0, 0], 4), 3, 4, alphabet)).toEqual([]);
+  });
+});
+
+const quad = (x0: number, y0: number, x1: number, y1: number): Quad => [
+  { x: x0, y: y0 },
+  { x: x1, y: y0 },
+  { x: x1, y: y1 },
+  { x: x0, y: y1 },
+];
+
+/** A line of `text` read along `q`, one character per 4 steps of 8 px at the recogniser's 48 px height. */
+function line(text: string, q: Quad, probability = 0.95): LineReading {
+  const chars = [...text].map((char, i) => ({ char, first: i * 4 + 1, last: i * 4 + 2, probability }));
+  return { quad: q, chars, pixelsPerStep: 8, cropWidth: text.length * 32 };
+}
+
+describe('a page from its read lines', () => {
+  it('joins the cells of one row, places every character, and keeps rows in order', () => {
+    // 48 px high lines at the crop's scale: the quads are the crops' own size.
+    const page = assemblePage(
+      [line('年龄56', quad(400, 0, 528, 48)), line('姓名张三', quad(0, 2, 128, 50)), line('诊断', quad(0, 100, 64, 148))],
+      0,
+      800,
+      600,
+    );
+    expect(page.text).toBe('姓名张三  年龄56\n诊断');
+    expect(page.words.map((w) => [w.text, w.line])).toEqual([
+      ['姓名张三', 0],
+      ['年龄56', 0],
+      ['诊断', 1],
+    ]);
+    const name = page.words[0]!;
+    expect(name.chars).toHaveLength(4);
+    // The third character (张) sits in the third quarter of its line.
+    expect(name.chars![2]!.x0).toBeGreaterThanOrEqual(60);
+    expect(name.chars![2]!.x1).toBeLessThanOrEqual(100);
+    expect(page.confidence).toBe(95);
+  });
+
+  it('drops a line the recogniser is unsure of, as PaddleOCR does', () => {
+    const page = assemblePage([line('白细胞', quad(0, 0, 96, 48)), line('AS', quad(0, 100, 64, 148), 0.3)], 0, 800, 600);
+    expect(page.text).toBe('白细胞');
+  });
+
+  it('gives boxes in the upright frame when the page is turned', () => {
+    const page = assemblePage([line('诊断', quad(0, 0, 64, 48))], 90, 800, 600);
+    expect([page.width, page.height]).toEqual([600, 800]);
+    const box = page.words[0]!.box;
+    expect(box.x0).toBeGreaterThanOrEqual(600 - 48 - 1);
+    expect(box.y1).toBeLessThanOrEqual(64 + 1);
+  });
+});
+
+describe("the page's quarter turn", () => {
+  it('follows the direction most characters run in', () => {
+    const down: Quad = [
+      { x: 48, y: 0 },
+      { x: 48, y: 200 },
+      { x: 0, y: 200 },
+      { x: 0, y: 0 },
+    ];
+    expect(pageRotation([line('一二三四五', down), line('六', quad(0, 0, 32, 48))])).toBe(270);
+    expect(pageRotation([line('一二三', quad(0, 0, 96, 48))])).toBe(0);
+    const leftwards: Quad = [
+      { x: 96, y: 48 },
+      { x: 0, y: 48 },
+      { x: 0, y: 0 },
+      { x: 96, y: 0 },
+    ];
+    expect(pageRotation([line('一二三', leftwards)])).toBe(180);
+  });
+});
