@@ -1,7 +1,8 @@
 /**
- * case-ocr through the HTTP interface with the real tesseract.js engine (one worker) on the
- * project's rendered fixtures, served by a local file server.
+ * case-ocr through the HTTP interface with the real OCR engine (PP-OCR, one worker) on the
+ * project's rendered fixtures and the real phone photos, served by a local file server.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseOcrResponse } from '../../src/contract/case-files.js';
 import { loadConfig } from '../../src/config/index.js';
@@ -11,6 +12,8 @@ import { startFileServer, WAV_BYTES, type FileServer, fileReference, type FileRe
 import { OCR_ENV, OCR_START_WITHIN_MS, startOcrGateway, type TestGateway, postFiles } from '../support/gateway.js';
 import { groundTruth, readFixture } from '../support/ocr-fixtures.js';
 import { ScriptedLlmEngine, enginesWith } from '../support/test-engines.js';
+import { fixturePath } from '../support/paths.js';
+import { photoTruth } from '../support/photos.js';
 
 const PATH = '/ai/v1/case-ocr';
 
@@ -30,6 +33,7 @@ beforeAll(async () => {
     if (name === 'recording.wav') return void response.end(WAV_BYTES);
     if (name === 'broken.png') return void response.end(readFixture('report1.png').subarray(0, 3000));
     if (name === 'missing.png') return void response.writeHead(404).end();
+    if (name.startsWith('photos/')) return void response.end(readFileSync(fixturePath(...name.split('/'))));
     try {
       response.end(readFixture(name));
     } catch {
@@ -69,6 +73,19 @@ describe('case-ocr with the real OCR engine', () => {
     expect(json.ocr_results[0].ocr_result).toContain('病理诊断报告单');
     expect(json.patient_info).toMatchObject({ name: '张三', age: '56', cancer_type: '肺腺癌' });
   }, 60_000);
+
+  it.each(['np2016_bloodtestreport2.jpg', 'np2016_bloodtestreport1.jpg'])(
+    'reads every identifier on the real phone photo %s, and the patient it names',
+    async (photo) => {
+      const { status, json } = await post(gateway, [file(5, `photos/${photo}`)]);
+      expect(status).toBe(200);
+      const text = (json.ocr_results[0].ocr_result as string).replace(/\s+/g, '');
+      for (const identifier of photoTruth()[photo]!.personal!) expect(text).toContain(identifier);
+      expect(json.patient_info).toMatchObject({ name: '孟丁', age: '2' });
+      expect(gateway.logs.join('\n')).not.toContain('孟丁');
+    },
+    60_000,
+  );
 
   it.each([
     ['broken.png', 400, 'invalid_request', /file 2: .*could not be decoded/],

@@ -6,7 +6,7 @@
  * runs of a line, each with one box per character.
  */
 import type { OcrPage, OcrWord } from '../../types.js';
-import { boundingBox, homography, project, rectQuad, turnPoint, type Point } from './geometry.js';
+import { boundingBox, distance, homography, project, rectQuad, turnPoint, type Point } from './geometry.js';
 import { RECOGNISER_HEIGHT, type LineReading } from './recognize.js';
 
 export type Rotation = OcrPage['rotation'];
@@ -22,6 +22,10 @@ interface PlacedChar {
 interface PlacedLine {
   chars: PlacedChar[];
   box: Box;
+  /** Where the line starts and ends, along its middle, and how high it is (upright frame). */
+  start: Point;
+  end: Point;
+  height: number;
 }
 
 /**
@@ -50,31 +54,55 @@ function placeLine(reading: LineReading, turn: (p: Point) => Point): PlacedLine 
     return { char: c.char, box: roundBox(boundingBox(corners)), probability: c.probability };
   });
   const outline = [at(0, 0), at(cropWidth, 0), at(cropWidth, RECOGNISER_HEIGHT), at(0, RECOGNISER_HEIGHT)];
-  return { chars: placed, box: roundBox(boundingBox(outline)) };
+  const middle = RECOGNISER_HEIGHT / 2;
+  return {
+    chars: placed,
+    box: roundBox(boundingBox(outline)),
+    start: at(0, middle),
+    end: at(cropWidth, middle),
+    height: distance(at(0, 0), at(0, RECOGNISER_HEIGHT)),
+  };
 }
 
 const meanProbability = ({ chars }: LineReading) => (chars.length ? chars.reduce((sum, c) => sum + c.probability, 0) / chars.length : 0);
 
 const roundBox = (box: Box): Box => ({ x0: Math.floor(box.x0), y0: Math.floor(box.y0), x1: Math.ceil(box.x1), y1: Math.ceil(box.y1) });
 
-/** Lines grouped into rows, top to bottom, each row's lines left to right. */
+/**
+ * Lines grouped into rows, top to bottom, each row's lines left to right. A photo's rows slope,
+ * so positions are taken along and across the page's median line direction, not x and y.
+ */
 function rows(lines: PlacedLine[]): PlacedLine[][] {
-  const sorted = [...lines].sort((a, b) => centre(a) - centre(b));
-  const result: PlacedLine[][] = [];
-  for (const line of sorted) {
+  const angle = medianAngle(lines);
+  const along = (p: Point) => p.x * Math.cos(angle) + p.y * Math.sin(angle);
+  const across = (p: Point) => -p.x * Math.sin(angle) + p.y * Math.cos(angle);
+  const placed = lines.map((line) => {
+    const mid = { x: (line.start.x + line.end.x) / 2, y: (line.start.y + line.end.y) / 2 };
+    // Its extent runs between its first and last characters' centres: the margins around a
+    // line reach into its neighbours'.
+    const ends = [line.chars[0]!.box, line.chars[line.chars.length - 1]!.box].map((b) => along({ x: (b.x0 + b.x1) / 2, y: (b.y0 + b.y1) / 2 }));
+    return { line, v: across(mid), u0: Math.min(...ends), u1: Math.max(...ends) };
+  });
+  const result: Array<typeof placed> = [];
+  for (const item of placed.sort((a, b) => a.v - b.v)) {
     const row = result[result.length - 1];
-    const height = line.box.y1 - line.box.y0;
-    if (row && Math.abs(centre(line) - rowCentre(row)) <= SAME_ROW * Math.max(height, rowHeight(row)) && !overlapsAny(line, row)) row.push(line);
-    else result.push([line]);
+    const rowV = row ? row.reduce((sum, other) => sum + other.v, 0) / row.length : 0;
+    const height = Math.max(item.line.height, ...(row ?? []).map((other) => other.line.height));
+    const overlaps = row?.some((other) => Math.min(item.u1, other.u1) > Math.max(item.u0, other.u0));
+    if (row && Math.abs(item.v - rowV) <= SAME_ROW * height && !overlaps) row.push(item);
+    else result.push([item]);
   }
-  return result.map((row) => row.sort((a, b) => a.box.x0 - b.box.x0));
+  return result.map((row) => row.sort((a, b) => a.u0 - b.u0).map((item) => item.line));
 }
 
-const centre = (line: PlacedLine) => (line.box.y0 + line.box.y1) / 2;
-const rowCentre = (row: PlacedLine[]) => row.reduce((sum, line) => sum + centre(line), 0) / row.length;
-const rowHeight = (row: PlacedLine[]) => Math.max(...row.map((line) => line.box.y1 - line.box.y0));
-const overlapsAny = (line: PlacedLine, row: PlacedLine[]) =>
-  row.some((other) => Math.min(line.box.x1, other.box.x1) - Math.max(line.box.x0, other.box.x0) > 0.5 * Math.min(line.box.x1 - line.box.x0, other.box.x1 - other.box.x0));
+/** The median direction of the lines that hold a few characters (single characters point anywhere). */
+function medianAngle(lines: readonly PlacedLine[]): number {
+  const angles = lines
+    .filter((line) => line.chars.length >= 3)
+    .map((line) => Math.atan2(line.end.y - line.start.y, line.end.x - line.start.x))
+    .sort((a, b) => a - b);
+  return angles.length ? angles[Math.floor(angles.length / 2)]! : 0;
+}
 
 /** The words of a line: runs of characters between spaces. */
 function wordsOf(line: PlacedLine, lineIndex: number): OcrWord[] {
