@@ -1,23 +1,29 @@
 /**
- * The gateway's OCR against the native tesseract CLI (Debian tesseract-ocr, same languages) on
- * the same pages in one run: pages/minute and CER side by side, with the ratio. Both sides run
- * as many pages at once as the gateway has workers, the CLI with OMP_THREAD_LIMIT=1 (one core
- * per page, like a tesseract.js worker). Then a PDF with a text layer against the same page
- * scanned (image only), both through the gateway.
+ * The gateway's OCR (case-ocr over HTTP, the engine OCR_ENGINE names, PP-OCR by default) against
+ * the raw engine (the PP-OCR pipeline called in-process on the same page files, no HTTP, no
+ * document decoding, no worker threads) and the native tesseract CLI (Debian tesseract-ocr, same
+ * languages) on the same pages in one run: pages/minute and CER side by side, with the ratios.
+ * Every side runs as many pages at once as the gateway has workers, the CLI with
+ * OMP_THREAD_LIMIT=1. Then a PDF with a text layer against the same page scanned, and the
+ * gateway's memory over a long run (--pages, default 200).
  *
  *   apt-get install -y tesseract-ocr tesseract-ocr-chi-sim
- *   npm run bench:ocr [-- --workers 2 --rounds 2]
+ *   npm run bench:ocr [-- --workers 2 --rounds 2 --pages 200]
  */
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { promisify } from 'node:util';
+import { DETECTION_DEFAULTS } from '../src/engines/ocr/ppocr/detect.js';
+import { packagedModelFiles } from '../src/engines/ocr/ppocr/models.js';
+import { loadModels, readPage } from '../src/engines/ocr/ppocr/pipeline.js';
 import { runAtMost } from '../src/platform/concurrency.js';
 import { groundTruth, OCR_FIXTURES } from '../test/support/ocr-fixtures.js';
 import { characterErrorRate, pct, startOcrGateway } from '../test/support/eval-gateway.js';
 
 const run = promisify(execFile);
-const PAGES = ['report1.png', 'report2.png', 'report3.png', 'report1-noisy.jpg'];
+const PAGES = ['report1.png', 'report2.png', 'report3.png', 'report1-noisy.jpg', 'report1-rot90.jpg'];
 
 interface Side {
   pagesPerMinute: number;
@@ -61,32 +67,41 @@ async function nativeTesseract(path: string, langs: string): Promise<string> {
   return stdout;
 }
 
+/** The process's resident memory in MiB (the gateway and its OCR worker threads share it). */
+const rssMiB = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { workers: { type: 'string', default: '2' }, rounds: { type: 'string', default: '2' } } });
+  const { values } = parseArgs({
+    options: { workers: { type: 'string', default: '2' }, rounds: { type: 'string', default: '2' }, pages: { type: 'string', default: '200' } },
+  });
   const workers = Number(values.workers);
   const pages = Array.from({ length: Number(values.rounds) }, () => PAGES).flat();
   const langs = 'chi_sim+eng';
   const { stdout: version } = await run('tesseract', ['--version']);
   const gateway = await startOcrGateway({ OCR_WORKERS: String(workers), OCR_LANGS: langs });
+  const models = await loadModels(packagedModelFiles(), 1);
   try {
-    console.log(`gateway: tesseract.js, ${gateway.model}, ${workers} workers`);
+    console.log(`gateway: ${gateway.model}, ${workers} workers`);
+    console.log(`raw:     the PP-OCR pipeline in-process, one thread per model call, ${workers} pages at once`);
     console.log(`native:  ${version.split('\n')[0]} (Debian tessdata), OMP_THREAD_LIMIT=1, ${workers} at once`);
     console.log(`${pages.length} pages (${PAGES.join(', ')} × ${values.rounds})\n`);
     await gateway.caseOcr([join(OCR_FIXTURES, PAGES[0]!)]); // warm-up
     const viaGateway = await measure(pages, workers, async (path) => (await gateway.caseOcr([path])).body.ocr_results[0]!.ocr_result);
+    const settings = { detection: DETECTION_DEFAULTS, batchSize: 6, threads: 1 };
+    const raw = await measure(pages, workers, async (path) => (await readPage(models, await readFile(path), settings)).text);
     const native = await measure(pages, workers, (path) => nativeTesseract(path, langs));
-    console.log('page'.padEnd(20), 'gateway ms'.padStart(11), 'native ms'.padStart(10), 'gateway CER'.padStart(12), 'native CER'.padStart(11));
+    console.log('page'.padEnd(20), 'gateway ms'.padStart(11), 'raw ms'.padStart(8), 'native ms'.padStart(10), 'gateway CER'.padStart(12), 'raw CER'.padStart(8), 'native CER'.padStart(11));
     for (const page of PAGES) {
-      const g = viaGateway.perPage.get(page)!;
-      const n = native.perPage.get(page)!;
-      console.log(page.padEnd(20), g.ms.toFixed(0).padStart(11), n.ms.toFixed(0).padStart(10), pct(g.cer).padStart(12), pct(n.cer).padStart(11));
+      const [g, r, n] = [viaGateway.perPage.get(page)!, raw.perPage.get(page)!, native.perPage.get(page)!];
+      console.log(page.padEnd(20), g.ms.toFixed(0).padStart(11), r.ms.toFixed(0).padStart(8), n.ms.toFixed(0).padStart(10), pct(g.cer).padStart(12), pct(r.cer).padStart(8), pct(n.cer).padStart(11));
     }
     console.log();
     console.log('side'.padEnd(10), 'pages/min'.padStart(10), 'mean CER'.padStart(10));
-    for (const [name, side] of [['gateway', viaGateway], ['native', native]] as const) {
+    for (const [name, side] of [['gateway', viaGateway], ['raw', raw], ['native', native]] as const) {
       console.log(name.padEnd(10), side.pagesPerMinute.toFixed(1).padStart(10), pct(side.meanCer).padStart(10));
     }
     console.log(`gateway/native throughput: ${(viaGateway.pagesPerMinute / native.pagesPerMinute).toFixed(2)}×`);
+    console.log(`gateway/raw throughput:    ${(viaGateway.pagesPerMinute / raw.pagesPerMinute).toFixed(2)}×`);
 
     const pdfMs = async (file: string) => {
       const times: number[] = [];
@@ -96,6 +111,18 @@ async function main(): Promise<void> {
     const textLayer = await pdfMs('report1-text.pdf');
     const scanned = await pdfMs('report1-scanned.pdf');
     console.log(`\nPDF page, best of ${values.rounds}: text layer ${textLayer.toFixed(0)} ms, scanned ${scanned.toFixed(0)} ms; scanned/text ${(scanned / textLayer).toFixed(1)}×`);
+
+    const long = Array.from({ length: Number(values.pages) }, (_, i) => join(OCR_FIXTURES, PAGES[i % PAGES.length]!));
+    const samples: string[] = [`0: ${rssMiB()} MiB`];
+    let done = 0;
+    await runAtMost(
+      workers,
+      long.map((path) => async () => {
+        await gateway.caseOcr([path]);
+        if (++done % 50 === 0) samples.push(`${done}: ${rssMiB()} MiB`);
+      }),
+    );
+    console.log(`resident memory of the gateway process (with its ${workers} OCR workers) over ${long.length} pages: ${samples.join(', ')}`);
   } finally {
     await gateway.close();
   }

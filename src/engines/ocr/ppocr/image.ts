@@ -17,9 +17,14 @@ export interface RgbImage {
   height: number;
 }
 
-/** Any image sharp reads (the pages come as PNG), as RGB. */
-export async function decodeRgb(bytes: Uint8Array): Promise<RgbImage> {
-  const { data, info } = await sharp(bytes).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+/** Any image sharp reads (the pages come as PNG), as RGB, with a white margin of `margin` px all round. */
+export async function decodeRgb(bytes: Uint8Array, margin = 0): Promise<RgbImage> {
+  const { data, info } = await sharp(bytes)
+    .removeAlpha()
+    .extend({ top: margin, bottom: margin, left: margin, right: margin, background: '#ffffff' })
+    .toColourspace('srgb')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   if (info.channels !== 3) throw new Error(`expected 3 channels, got ${info.channels}`);
   return { data, width: info.width, height: info.height };
 }

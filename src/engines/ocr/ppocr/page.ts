@@ -130,10 +130,11 @@ function wordsOf(line: PlacedLine, lineIndex: number): OcrWord[] {
 
 /**
  * The page in the frame turned `rotation` degrees clockwise from the image as read
- * (`width` × `height` before the turn).
+ * (`width` × `height` before the turn, read with `margin` px of white added all round).
  */
-export function assemblePage(readings: LineReading[], rotation: Rotation, width: number, height: number): OcrPage {
-  const turn = (p: Point) => turnPoint(p, rotation, width, height);
+export function assemblePage(readings: LineReading[], rotation: Rotation, width: number, height: number, margin = 0): OcrPage {
+  const turn = (p: Point) =>
+    turnPoint({ x: Math.min(width, Math.max(0, p.x - margin)), y: Math.min(height, Math.max(0, p.y - margin)) }, rotation, width, height);
   const placed = readings
     .filter((reading) => meanProbability(reading) >= DROP_PROBABILITY)
     .map((reading) => placeLine(reading, turn))
