@@ -12,7 +12,8 @@ import { warpNormalised, type RgbImage } from './image.js';
 /** Builds an input tensor; onnxruntime-node's constructor, passed in so this module stays testable without it. */
 export type MakeTensor = (data: Float32Array, dims: number[]) => Tensor;
 
-const HEIGHT = 48;
+/** The height both models read lines at. */
+export const RECOGNISER_HEIGHT = 48;
 const CLASSIFIER_WIDTH = 192;
 /** The recogniser's narrowest batch (its training width). */
 const MIN_RECOGNISER_WIDTH = 320;
@@ -29,12 +30,12 @@ export interface LineReading {
   cropWidth: number;
 }
 
-export const lineLength = (quad: Quad) => distance(quad[0], quad[1]);
-export const lineThickness = (quad: Quad) => distance(quad[0], quad[3]);
+const lineLength = (quad: Quad) => distance(quad[0], quad[1]);
+const lineThickness = (quad: Quad) => distance(quad[0], quad[3]);
 /** The same line read from its other end: a half turn. */
-export const turnedHalf = (quad: Quad): Quad => [quad[2], quad[3], quad[0], quad[1]];
+const turnedHalf = (quad: Quad): Quad => [quad[2], quad[3], quad[0], quad[1]];
 
-const widthAtHeight = (quad: Quad) => Math.max(1, Math.ceil((HEIGHT * lineLength(quad)) / Math.max(1, lineThickness(quad))));
+const widthAtHeight = (quad: Quad) => Math.max(1, Math.ceil((RECOGNISER_HEIGHT * lineLength(quad)) / Math.max(1, lineThickness(quad))));
 
 /** Indices of `quads`, narrowest first, in batches. */
 function batches(quads: readonly Quad[], size: number): number[][] {
@@ -45,14 +46,14 @@ function batches(quads: readonly Quad[], size: number): number[][] {
 }
 
 function cropBatch(image: RgbImage, quads: readonly Quad[], width: number, makeTensor: MakeTensor): Tensor {
-  const plane = HEIGHT * width;
+  const plane = RECOGNISER_HEIGHT * width;
   const data = new Float32Array(quads.length * 3 * plane);
-  quads.forEach((quad, b) => warpNormalised(image, quad, Math.min(width, widthAtHeight(quad)), HEIGHT, data, b * 3 * plane, width, plane));
-  return makeTensor(data, [quads.length, 3, HEIGHT, width]);
+  quads.forEach((quad, b) => warpNormalised(image, quad, Math.min(width, widthAtHeight(quad)), RECOGNISER_HEIGHT, data, b * 3 * plane, width, plane));
+  return makeTensor(data, [quads.length, 3, RECOGNISER_HEIGHT, width]);
 }
 
 /** For each quad, the probability that its crop is upside down. */
-export async function upsideDown(session: InferenceSession, image: RgbImage, quads: readonly Quad[], batchSize: number, makeTensor: MakeTensor): Promise<number[]> {
+async function upsideDown(session: InferenceSession, image: RgbImage, quads: readonly Quad[], batchSize: number, makeTensor: MakeTensor): Promise<number[]> {
   const result = new Array<number>(quads.length).fill(0);
   for (const batch of batches(quads, batchSize)) {
     const input = cropBatch(image, batch.map((i) => quads[i]!), CLASSIFIER_WIDTH, makeTensor);
@@ -95,4 +96,3 @@ export async function readLines(
   return readings;
 }
 
-export const RECOGNISER_HEIGHT = HEIGHT;
