@@ -60,6 +60,7 @@ async function deidentifyPage(
   try {
     if (page.kind === 'image') requireReadable(reading, index, context.deid.minConfidence);
     const redacted = await redactPage({
+      pageNumber: index + 1,
       raster,
       reading,
       format,
