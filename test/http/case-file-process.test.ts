@@ -13,6 +13,7 @@ import { caseFileProcessResponse } from '../../src/contract/case-files.js';
 import type { OcrEngine, OcrPage, RecognizeOptions } from '../../src/engines/types.js';
 import { startFileServer, type FileServer, fileReference, type FileReferenceBody } from '../support/file-server.js';
 import { OCR_START_WITHIN_MS, startGateway, startOcrGateway, type TestGateway, postFiles } from '../support/gateway.js';
+import { DEID_FIXTURES, deidGroundTruth } from '../support/deid-fixtures.js';
 import { readFixture, toBmp } from '../support/ocr-fixtures.js';
 import { ScriptedLlmEngine, enginesWith } from '../support/test-engines.js';
 import { fixturePath } from '../support/paths.js';
@@ -179,6 +180,18 @@ describe('case-file-process with the real OCR engine', () => {
     120_000,
   );
 
+  it('returns a clean pathology page with tightly packed fields: paint that nicks the next label is no reason to withhold it', async () => {
+    const fixture = 'pathology-zh-clean.png';
+    served.set('pathology.png', await readFile(join(DEID_FIXTURES, fixture)));
+    const { status, json } = await post(gateway, [file(11, 'pathology.png')]);
+    expect(status).toBe(200);
+    const { bytes } = await download(gateway, caseFileProcessResponse.parse(json).results[0]!.desensitized_url);
+    const text = (await readBack(gateway, 'pathology-out.png', bytes)).replace(/\s/g, '');
+    const truth = deidGroundTruth()[fixture]!;
+    expect(truth.personal.filter((personal) => text.includes(personal))).toEqual([]);
+    for (const clinical of ['苏州市立第三医院病理诊断报告', '乙状结肠中分化腺癌', 'Ki-67约70%', '报告日期', '2024-10-25']) expect(text).toContain(clinical);
+  }, 180_000);
+
   it('names a file that cannot be fetched and stores nothing for the request', async () => {
     const before = await readdir(join(gateway.dataDir, 'blobs'));
     const { status, json } = await post(gateway, [file(1, 'report1.png'), file(2, 'missing.png')]);
@@ -281,6 +294,15 @@ describe('the self-audit', () => {
     } finally {
       await lenient.close();
     }
+  });
+
+  it('redacts and audits again for three rounds before it gives up', async () => {
+    await withEngines({ ocr: new DriftingNameOcr(2) }, async (gateway) => {
+      const { status, json } = await post(gateway, [file(1, 'report1.png')]);
+      expect(status).toBe(200);
+      expect(json.results[0].redactions).toBe(3);
+      expect(await auditMetric(gateway, 'clean_after_retry')).toBe(1);
+    });
   });
 
   it('withholds a file whose datum survives every round of redaction: 422 naming the page, not retryable, nothing stored', async () => {

@@ -5,7 +5,7 @@
  */
 import type { OcrPage } from '../../engines/types.js';
 import type { PageRaster } from '../../engines/documents/index.js';
-import type { Box } from './locate.js';
+import type { Box, Room } from './locate.js';
 
 type Point = [number, number];
 export type RasterFrame = Pick<PageRaster, 'width' | 'height' | 'readWidth' | 'readHeight'>;
@@ -70,10 +70,17 @@ export function clamp(box: Box, size: { width: number; height: number }): Box {
 /**
  * Grown on every side: Chinese word boxes can be a dozen pixels off at 2000 px, and a stroke
  * just outside a box can still be read. Horizontal padding is wider (glyph edges, `:` joins).
+ * Beside a neighbouring word on the line OCR's boxes are least sure at the datum's left, where
+ * they leave out a left radical (the 讠 of 许) or a first digit: there the box also fills half
+ * the blank to the word before (up to a line height). To the right it stops halfway to the next
+ * word, so paint does not nick the next label and leave a fragment ("性别" read as "生别").
  */
-export function padded(box: Box): Box {
+export function padded(box: Box, room: Room = { x0: undefined, x1: undefined }): Box {
   const height = box.y1 - box.y0;
   const padX = Math.max(6, 0.15 * height);
   const padY = Math.max(4, 0.1 * height);
-  return { x0: box.x0 - padX, y0: box.y0 - padY, x1: box.x1 + padX, y1: box.y1 + padY };
+  const fillLeft = room.x0 === undefined ? box.x0 : Math.max((room.x0 + box.x0) / 2, box.x0 - height);
+  const x0 = Math.min(box.x0 - padX, fillLeft);
+  const x1 = room.x1 === undefined ? box.x1 + padX : Math.max(box.x1, Math.min(box.x1 + padX, (box.x1 + room.x1) / 2));
+  return { x0, y0: box.y0 - padY, x1, y1: box.y1 + padY };
 }

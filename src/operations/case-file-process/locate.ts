@@ -18,11 +18,31 @@ export interface Box {
   y1: number;
 }
 
+/**
+ * The blank beside a datum on its line: where the word before it ends and the word after it
+ * begins (OCR frame), undefined on a side where there is no such word or the datum is glued
+ * into one.
+ */
+export interface Room {
+  x0: number | undefined;
+  x1: number | undefined;
+}
+
 export interface PersonalRegion {
   box: Box;
   kind: PersonalKind;
   /** `text`: a detector read the datum; `layout`: where a label's unread value must be. */
   evidence: 'text' | 'layout';
+  /** The blank around a datum read in a line, which its paint may fill. */
+  room?: Room;
+  /** The datum as read; empty for layout. */
+  text: string;
+}
+
+/** Text as the page was read, where it was. */
+export interface ReadText {
+  box: Box;
+  text: string;
 }
 
 /** Words closer than this many line heights belong to one value ("孟 丁", "9005 1065"). */
@@ -71,17 +91,71 @@ function partOfWord(word: OcrWord, box: Box, from: number, to: number): Box {
   return placed.length ? union(placed) : boxOfChars(word.text, box, from, to);
 }
 
+const PUNCTUATION = /^\p{P}$/u;
+
+/**
+ * A datum followed in its word by nothing but punctuation ("7788," read as one word) takes it
+ * too: within a word a character's place is estimated, and a comma's width is a guess.
+ */
+function throughTrailingPunctuation(line: PageLine, end: number): number {
+  const word = line.wordOf[end - 1];
+  let stop = end;
+  while (stop < line.text.length && line.wordOf[stop] === word && PUNCTUATION.test(line.text[stop]!)) stop++;
+  return stop < line.text.length && line.wordOf[stop] === word ? end : stop;
+}
+
+/** The blank around characters [start, end) of a line: up to the words before and after them, where they begin and end words. */
+function roomAround(line: PageLine, start: number, end: number): Room {
+  let first = start;
+  let last = end - 1;
+  while (first < last && line.wordOf[first]! < 0) first++;
+  while (last > first && line.wordOf[last]! < 0) last--;
+  const firstWord = line.wordOf[first]!;
+  const lastWord = line.wordOf[last]!;
+  const startsWord = line.offsetInWord[first] === 0;
+  const endsWord = line.wordOf[last + 1] !== lastWord;
+  return {
+    x0: startsWord && firstWord > 0 ? line.boxes[firstWord - 1]!.x1 : undefined,
+    x1: endsWord && lastWord < line.words.length - 1 ? line.boxes[lastWord + 1]!.x0 : undefined,
+  };
+}
+
 export function personalRegions(page: OcrPage): PersonalRegion[] {
   const regions: PersonalRegion[] = [];
   for (const line of pageLines(page)) {
     const findings = findPersonalData(line.text);
     for (const detection of findings.detections) {
-      const box = spanBox(page, line, detection.start, detection.end);
-      if (box) regions.push({ box, kind: detection.kind, evidence: detection.rule === UNREAD_VALUE_RULE ? 'layout' : 'text' });
+      const end = throughTrailingPunctuation(line, detection.end);
+      const box = spanBox(page, line, detection.start, end);
+      const evidence = detection.rule === UNREAD_VALUE_RULE ? 'layout' : 'text';
+      const text = line.text.slice(detection.start, detection.end);
+      if (box) regions.push({ box, kind: detection.kind, evidence, room: roomAround(line, detection.start, end), text });
     }
     for (const label of findings.openLabels) regions.push(...labelValueRegions(page, line, label));
   }
   return regions;
+}
+
+/** Runs of characters of one word that no detection took, as [start, end) of the line. */
+function runsBesideData(line: PageLine, detections: ReadonlyArray<{ start: number; end: number }>): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  for (let char = 0; char < line.text.length; char++) {
+    if (line.wordOf[char]! < 0 || detections.some((detection) => char >= detection.start && char < detection.end)) continue;
+    const last = runs.at(-1);
+    if (last && last[1] === char && line.wordOf[char - 1] === line.wordOf[char]) last[1] = char + 1;
+    else runs.push([char, char + 1]);
+  }
+  return runs;
+}
+
+/** What the page was read with besides its data: each word, less any datum in it, with its box. */
+export function textBesideData(page: OcrPage): ReadText[] {
+  return pageLines(page).flatMap((line) =>
+    runsBesideData(line, findPersonalData(line.text).detections).flatMap(([start, end]) => {
+      const box = spanBox(page, line, start, end);
+      return box ? [{ box, text: line.text.slice(start, end) }] : [];
+    }),
+  );
 }
 
 function labelValueRegions(page: OcrPage, line: PageLine, label: OpenLabel): PersonalRegion[] {
@@ -93,7 +167,7 @@ function labelValueRegions(page: OcrPage, line: PageLine, label: OpenLabel): Per
     ...(labelEndsLine ? rightOfLabel(page, labelBox, line) : []),
     ...belowLabel(page, labelBox, nextOnLine?.x0),
   ];
-  return boxes.map((box) => ({ box, kind: label.kind, evidence: 'layout' as const }));
+  return boxes.map((box) => ({ box, kind: label.kind, evidence: 'layout' as const, text: '' }));
 }
 
 function firstWordRightOf(line: PageLine, labelBox: Box): Box | undefined {

@@ -4,7 +4,7 @@ import { clamp, padded, toRaster } from '../../../src/operations/case-file-proce
 import { boxOfChars } from '../../../src/engines/ocr/layout.js';
 import { pageLines } from '../../../src/operations/case-file-process/lines.js';
 import { personalRegions, spanBox } from '../../../src/operations/case-file-process/locate.js';
-import { coveredShare } from '../../../src/operations/case-file-process/redact-page.js';
+import { coveredShare, isReadBefore } from '../../../src/operations/case-file-process/redact-page.js';
 
 const word = (text: string, x0: number, y0: number, x1: number, line: number, y1 = y0 + 40): OcrWord => ({
   text,
@@ -54,6 +54,16 @@ describe('OCR frame to raster', () => {
     expect(padded({ x0: 100, y0: 100, x1: 110, y1: 105 })).toEqual({ x0: 94, y0: 96, x1: 116, y1: 109 });
     expect(clamp({ x0: -5, y0: -5, x1: 2500, y1: 900 }, raster)).toEqual({ x0: 0, y0: 0, x1: 2000, y1: 900 });
   });
+
+  it('beside neighbouring words, fills half the blank to the left one and stops halfway to the right one', () => {
+    const box = { x0: 100, y0: 100, x1: 200, y1: 140 };
+    // 30 px of blank to the left word: half of it painted; 2 px to the right one: 1 px.
+    expect(padded(box, { x0: 70, x1: 202 })).toEqual({ x0: 85, y0: 96, x1: 201, y1: 144 });
+    // Far neighbours: one line height of blank at most to the left, the usual padding to the right.
+    expect(padded(box, { x0: 0, x1: 400 })).toMatchObject({ x0: 60, x1: 206 });
+    // Neighbours whose boxes reach into the datum's: the usual padding to the left, none to the right.
+    expect(padded(box, { x0: 120, x1: 190 })).toMatchObject({ x0: 94, x1: 200 });
+  });
 });
 
 describe('lines and character boxes', () => {
@@ -69,6 +79,18 @@ describe('lines and character boxes', () => {
     // 名 (2) : (1) space (0.5) 张 (2) 三 (2) = 7.5 units of 100 px
     expect(boxOfChars('名: 张三', box, 3, 5)).toMatchObject({ x0: 350, x1: 750 });
     expect(boxOfChars('名: 张三', box, 0, 1)).toMatchObject({ x0: 0, x1: 200 });
+  });
+
+  it('gives a datum room up to the separate words around it, none where it is glued into a word', () => {
+    const ocr = page([word('姓名:', 0, 0, 100, 0), word('张三', 130, 0, 210, 0), word('性别:男', 230, 0, 350, 0)]);
+    const glued = page([word('姓名:张三', 0, 0, 180, 0), word('性别', 200, 0, 280, 0)]);
+    expect(personalRegions(ocr).map((region) => region.room)).toEqual([{ x0: 100, x1: 230 }]);
+    expect(personalRegions(glued).map((region) => region.room)).toEqual([{ x0: undefined, x1: 200 }]);
+  });
+
+  it('takes the punctuation after a datum in its word, whose width within the word is a guess', () => {
+    const ocr = page([word('Tel', 0, 0, 60, 0), word('555-201-7788,', 80, 0, 340, 0), word('office', 360, 0, 480, 0)]);
+    expect(personalRegions(ocr).map((region) => region.box.x1)).toEqual([340]);
   });
 
   it('a span over several words is one box covering the gaps between them', () => {
@@ -117,5 +139,42 @@ describe('audit coverage', () => {
     expect(coveredShare(box, [{ x0: 0, y0: 0, x1: 50, y1: 10 }, { x0: 50, y0: 0, x1: 100, y1: 10 }])).toBe(1);
     expect(coveredShare(box, [{ x0: 0, y0: 0, x1: 50, y1: 10 }])).toBe(0.5);
     expect(coveredShare(box, [])).toBe(0);
+  });
+
+  it('judges a box by its middle: a top or bottom sticking out of the cover does not count', () => {
+    const box = { x0: 0, y0: 0, x1: 100, y1: 40 };
+    expect(coveredShare(box, [{ x0: 0, y0: 6, x1: 100, y1: 34 }])).toBe(1);
+    expect(coveredShare(box, [{ x0: 0, y0: 0, x1: 100, y1: 20 }])).toBe(0.5);
+  });
+});
+
+describe('the audit: text read there before', () => {
+  const before = (text: string, x0: number, x1: number) => ({ text, box: { x0, y0: 0, x1, y1: 40 } });
+  const read = (text: string, x0: number, x1: number) => ({ text, core: { x0, y0: 2, x1, y1: 38 } });
+  const paint = [{ x0: 0, y0: -4, x1: 100, y1: 44 }];
+
+  it.each([
+    ['生别', '性别:女 年龄:44岁', 100, 180],
+    ['南核', '审核医师:', 96, 170],
+    ['Em', '复核医师:', 100, 200],
+    ['病史', '代诉病史，单位', 120, 190],
+  ])('%s read where the first reading had %s is that text again', (text, readFirst, x0, x1) => {
+    expect(isReadBefore(read(text, x0, x1), [before(readFirst, 110, 300)], paint)).toBe(true);
+  });
+
+  it('a Chinese character the text there did not have is data, even on the box OCR drew over it', () => {
+    expect(isReadBefore(read('周', 150, 200), [before('配偶', 110, 210)], paint)).toBe(false);
+  });
+
+  it('a nicked label read again over its two words, one of them shared', () => {
+    expect(isReadBefore(read('生别', 100, 180), [before('性', 104, 142), before('别', 142, 180)], paint)).toBe(true);
+  });
+
+  it('a reading where the first one read junk is data', () => {
+    expect(isReadBefore(read('REN', 110, 190), [before('送检医生:', 0, 108), before('=EN', 112, 192)], [])).toBe(false);
+  });
+
+  it('a variant read away from that text is data', () => {
+    expect(isReadBefore(read('生别', 400, 480), [before('性别', 110, 200)], paint)).toBe(false);
   });
 });

@@ -3,21 +3,30 @@
  *
  * 1. labelled-value — the value after a personal label (姓名, 门诊号, 出生日期, 地址, 电话, 身份证号,
  *    医保号, 护照, 邮箱, Name, MRN, DOB, … see labels.ts), up to the next label of any kind
- *    (personal or clinical: 性别, 年龄, 诊断, Date …) or the line end, bounded by kind:
+ *    (personal or clinical: 性别, 年龄, 诊断, 关系, Date …) or the line end, bounded by kind:
  *    - name: a Chinese name is its first 2–4 Han characters (longer with ·, "张 三" if OCR kept
- *      spaces; in a longer run it ends before 因/于/在/签…), never 男/女/不详; an English name up
- *      to 4 capitalised words (titles and degrees stay visible; lower case only when nothing else
- *      follows a colon); else a number or code, not a date;
+ *      spaces; in a longer run it ends before 因/于/在/签/代诉/陪同…), never 男/女/不详; an English
+ *      name up to 4 capitalised words (titles and degrees stay visible; lower case only when
+ *      nothing else follows a colon); else a number or code, not a date;
  *    - ID kinds: the first token, OCR spaces between digit groups allowed ("9005 1065");
  *    - phone: digit groups ("(0512) 6778-0000"); birth date: the date expression, else the token;
  *    - address: the rest up to the next label.
  *    The longest label wins; words such as 检验科 or 患者信息 are not labels. A label that is also
- *    an ordinary word (患者, 检验, 出生, Patient …) without a colon needs a value of the exact
- *    shape: "患者张三，男" (a common surname, 2–4 characters), a date after 出生, an address with
- *    省/市/路/号…. A label with nothing readable after it is reported as an open label.
+ *    an ordinary word (患者, 病人, 家属, 检验, 出生, Patient …) without a colon needs a value of the
+ *    exact shape: a name is a common surname and one or two more characters, not a digit and not
+ *    a prose word ("患者张三，男" is a name; "患者3个月前", "患者自述", "患者高血压" are not), a date
+ *    after 出生, an address with 省/市/路/号…. A label with nothing readable after it is reported
+ *    as an open label, unless a second label of its kind follows with the value ("家属：女儿郑丽").
+ *    Contact persons and relatives: 紧急联系人, 联系人, 家属, 监护人, Emergency contact, Next of kin,
+ *    Contact person, Guardian, Spouse take names; 联系方式, 联系人电话, 家属电话, 单位电话 … take
+ *    phone numbers; relation words (父亲, 母亲, 配偶, 女儿 …) take only a plausible name, colon or
+ *    not, since family histories are full of them ("父亲：高血压").
  * 2. resident-id — 18-character resident IDs (GB 11643 check digit; a wrong check digit is still
  *    redacted as 'identifier') and the old 15-digit form with a valid birth date.
- * 3. phone — mobiles 1[3-9]xxxxxxxxx (+86, 3-4-4), landlines 0xx(x)-xxxxxxx(x), 400/800 numbers.
+ * 3. phone — anywhere in a line: mobiles 1[3-9]xxxxxxxxx (+86, 3-4-4), landlines with an area
+ *    code ("(010) 8888-6666", "021-12345678", "0755 1234 5678"), 400/800 numbers, North American
+ *    "(555) 123-4567", "555-123-4567", and + international numbers of 8–15 digits
+ *    ("+1 555 123 4567", "+44 20 7946 0958"); never lab values, ranges, dates, "120/80".
  * 4. long-identifier — ≥ 9 digits, 8 digits that are not a YYYYMMDD date, or a code of ≥ 8
  *    letters/digits with ≥ 6 digits, as 'identifier'.
  * 5. email — local@domain.tld; passport — E/G/D/S/P + 8 digits after 护照/Passport on the line.

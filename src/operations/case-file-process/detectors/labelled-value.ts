@@ -3,7 +3,7 @@
  * next label of any kind on the line, bounded by the shape of its kind (see values.ts). A label
  * with nothing after it is an open label: its value is probably on the line below.
  */
-import { AMBIGUOUS_LABELS } from './labels.js';
+import { AMBIGUOUS_LABELS, RELATION_LABELS } from './labels.js';
 import { scanLabels, type LabelMatch } from './label-scanner.js';
 import { toHalfWidth } from './text.js';
 import type { Detection, LineFindings, OpenLabel, PersonalKind } from './types.js';
@@ -12,26 +12,18 @@ import { valueSpan } from './values.js';
 const RULE = 'labelled-value';
 /**
  * Text after a colon-labelled code field that is no value of its kind ("门诊号: IZOAOE" when OCR
- * garbled the number), and a one-character name: redacted, fail-closed, but only as where a
- * value must be, not as a datum read, so a self-audit does not take the rest of a painted-over
- * label ("姓名: ■ 上:女" where 性 was half covered) for a surviving name.
+ * garbled the number): redacted, fail-closed, but only as where a value must be, not as a datum
+ * read, so a self-audit does not take the junk OCR reads beside a painted code for a survivor.
  */
 export const UNREAD_VALUE_RULE = 'unread-value';
 const FIRST_TOKEN = /^\S+?(?=[\s,;，；。]|$)/u;
 /** Kinds whose values are codes OCR can garble into something no longer shaped like one. */
 const CODE_KINDS: ReadonlySet<PersonalKind> = new Set(['hospital_id', 'resident_id', 'insurance_number', 'passport', 'phone']);
 const ALPHANUMERIC = /[A-Za-z0-9]/u;
-/** No name is one character: one is a fragment (OCR read half a name, or the rest of a painted-over label). */
-const ONE_CHARACTER = /^(?:\p{Script=Han}|[A-Za-z])$/u;
-
-function isFragment(kind: PersonalKind, value: string): boolean {
-  return kind === 'name' && ONE_CHARACTER.test(value);
-}
 const SEPARATOR = /^\s*[:;.|∶]{0,2}\s*/u;
 const PUNCTUATION_SEPARATOR = /[:;.|∶]/u;
 const BLANK = /^[\s\p{P}]*$/u;
 const HAN_START = /^\p{Script=Han}/u;
-const GLUED_VALUE = /^[A-Za-z0-9]/u;
 
 interface LabelContext {
   label: LabelMatch & { category: PersonalKind };
@@ -39,20 +31,21 @@ interface LabelContext {
   valueStart: number;
   valueEnd: number;
   hasColon: boolean;
-  next: LabelMatch | undefined;
 }
+
+type Finding = Detection | OpenLabel | undefined;
 
 function isPersonal(label: LabelMatch): label is LabelMatch & { category: PersonalKind } {
   return label.category !== 'field' && label.category !== 'not-label';
 }
 
 /**
- * "的患者" at a line end is prose, not a form label waiting for a value below; in "Patient ID:
- * MRN00123456" the value is there, glued to a second label of the same kind. A form label
- * right after another word is still open: OCR joins a table's header cells ("年龄住院号床号").
+ * "的患者" at a line end is prose, not a form label waiting for a value below, and a relation
+ * word names no one by itself. A form label right after another word is still open: OCR joins
+ * a table's header cells ("年龄住院号床号").
  */
-function isOpen({ label, line, hasColon, next }: LabelContext): boolean {
-  if (next?.category === label.category && GLUED_VALUE.test(line.slice(next.end))) return false;
+function isOpen({ label, hasColon }: LabelContext): boolean {
+  if (RELATION_LABELS.has(label.label)) return false;
   return hasColon || !AMBIGUOUS_LABELS.has(label.label.toLowerCase());
 }
 
@@ -60,41 +53,47 @@ function contextOf(label: LabelMatch & { category: PersonalKind }, line: string,
   const valueEnd = next ? next.start : line.length;
   const separator = SEPARATOR.exec(line.slice(label.end, valueEnd))![0];
   const hasColon = PUNCTUATION_SEPARATOR.test(separator);
-  return { label, line, valueStart: label.end + separator.length, valueEnd, hasColon, next };
+  return { label, line, valueStart: label.end + separator.length, valueEnd, hasColon };
 }
 
 /**
  * Without a colon, a label that is also an ordinary word needs a value of the exact shape of its
  * kind, and so does an address glued to its label: it would otherwise run to the line end
- * through prose ("请核对地址后再寄送").
+ * through prose ("请核对地址后再寄送"). A relation word always does.
  */
 function needsExactShape({ label, hasColon }: LabelContext, value: string): boolean {
+  if (RELATION_LABELS.has(label.label)) return true;
   if (hasColon) return false;
   return AMBIGUOUS_LABELS.has(label.label.toLowerCase()) || (label.category === 'address' && HAN_START.test(value));
 }
 
-function findingOf(context: LabelContext): Detection | OpenLabel | undefined {
+function findingOf(context: LabelContext): Finding {
   const { label, line, valueStart, valueEnd } = context;
   const value = line.slice(valueStart, valueEnd);
   if (BLANK.test(value)) return isOpen(context) ? { start: label.start, end: label.end, kind: label.category } : undefined;
   const found = valueSpan(label.category, value, needsExactShape(context, value));
   if (found) {
-    const rule = isFragment(label.category, value.slice(found.start, found.end)) ? UNREAD_VALUE_RULE : RULE;
-    return { start: valueStart + found.start, end: valueStart + found.end, kind: label.category, rule };
+    return { start: valueStart + found.start, end: valueStart + found.end, kind: label.category, rule: RULE };
   }
   const token = context.hasColon && CODE_KINDS.has(label.category) ? FIRST_TOKEN.exec(value)?.[0] : undefined;
   return token && ALPHANUMERIC.test(token) ? { start: valueStart, end: valueStart + token.length, kind: label.category, rule: UNREAD_VALUE_RULE } : undefined;
 }
 
+const isDetection = (finding: Finding): finding is Detection => finding !== undefined && 'rule' in finding;
+
+/** In "Patient ID: MRN00123456" or "家属：女儿郑丽" the value is there, after a second label of the same kind. */
+function valueAfterTwin(labels: readonly LabelMatch[], found: readonly Finding[], index: number): boolean {
+  return labels[index + 1]?.category === labels[index]!.category && isDetection(found[index + 1]);
+}
+
 export function detectLabelledValues(rawLine: string): LineFindings {
   const line = toHalfWidth(rawLine);
   const labels = scanLabels(line).filter((label) => label.category !== 'not-label');
+  const found = labels.map((label, index) => (isPersonal(label) ? findingOf(contextOf(label, line, labels[index + 1])) : undefined));
   const findings: LineFindings = { detections: [], openLabels: [] };
-  labels.forEach((label, index) => {
-    if (!isPersonal(label)) return;
-    const finding = findingOf(contextOf(label, line, labels[index + 1]));
-    if (finding && 'rule' in finding) findings.detections.push(finding);
-    else if (finding) findings.openLabels.push(finding);
+  found.forEach((finding, index) => {
+    if (isDetection(finding)) findings.detections.push(finding);
+    else if (finding && !valueAfterTwin(labels, found, index)) findings.openLabels.push(finding);
   });
   return findings;
 }

@@ -4,12 +4,22 @@
  */
 import type { PersonalKind } from './types.js';
 
+/**
+ * Relatives, named as a patient's contact ("紧急联系人：郑丽（女儿）", "配偶周慧敏"). The same words
+ * fill family and marital histories ("父亲：高血压", "配偶体健"), so after them only a plausible
+ * name counts, colon or not, and they never wait for a value below.
+ */
+export const RELATION_LABELS: ReadonlySet<string> = new Set(['父亲', '母亲', '丈夫', '妻子', '儿子', '女儿', '配偶']);
+
 export const PERSONAL_LABELS: Readonly<Record<PersonalKind, readonly string[]>> = {
   name: [
     '姓名', '患者姓名', '病人姓名', '患者', '病人', '送检医生', '送检医师', '申请医生', '申请医师', '报告医生', '报告医师',
     '审核者', '审核医生', '审核医师', '审核人', '审核', '检验者', '检验医师', '检验人', '检验', '医师', '主治医师', '医生',
+    '诊断医师', '复核医师', '取材医师', '病理医师', '主刀医师', '麻醉医师', '报告者', '复核者', '诊断者',
     '签名', '医生签名', '家属', '家属签名', '联系人', '记录者', '操作者',
+    '紧急联系人', '紧急联系人姓名', '联系人姓名', '家属姓名', '监护人', '监护人姓名', '配偶姓名', ...RELATION_LABELS,
     'Name', 'Patient', 'Patient Name', 'Physician', 'Doctor', 'Signed by', 'Reported by', 'Reviewed by', 'Examined by',
+    'Emergency Contact', 'Next of Kin', 'Contact Person', 'Contact Name', 'Guardian', 'Spouse',
   ],
   hospital_id: [
     '门诊号', '住院号', '病案号', '病历号', '床号', '检查号', '标本号', '样本号', '条码号', '条形码', '发票号码', '发票号',
@@ -19,7 +29,11 @@ export const PERSONAL_LABELS: Readonly<Record<PersonalKind, readonly string[]>> 
   ],
   birth_date: ['出生日期', '出生年月', '出生年月日', '生日', '出生', '出生于', 'DOB', 'Date of Birth', 'Birth Date'],
   address: ['地址', '住址', '家庭住址', '现住址', '户籍地址', '联系地址', '单位地址', '家庭地址', 'Address'],
-  phone: ['电话', '手机', '联系电话', '手机号', '手机号码', '电话号码', '家庭电话', 'Tel', 'Phone', 'Mobile', 'Telephone'],
+  phone: [
+    '电话', '手机', '联系电话', '手机号', '手机号码', '电话号码', '家庭电话', '单位电话', '座机', '联系方式', '联系人电话',
+    '紧急联系电话', '紧急联系人电话', '家属电话', '家属联系电话', '监护人电话',
+    'Tel', 'Phone', 'Mobile', 'Telephone', 'Contact Number', 'Contact No', 'Contact Phone', 'Emergency Phone',
+  ],
   resident_id: ['身份证号', '身份证', '身份证号码', '证件号', '证件号码', 'ID No', 'ID Card'],
   insurance_number: ['医保号', '医保卡号', '社保卡号', '医疗保险号', '社保号', '医保编号', '医保卡', '社保卡', '医疗保险卡号', 'Insurance No', 'Insurance Number', 'Insurance Card No', 'Insurance Card', 'Insurance ID', 'Policy No', 'Member ID'],
   passport: ['护照号', '护照号码', '护照', 'Passport No', 'Passport'],
@@ -33,9 +47,9 @@ export const FIELD_LABELS: readonly string[] = [
   '报告日期', '报告时间', '检验日期', '审核日期', '审核时间', '备注', '民族', '职业', '婚姻', '籍贯', '费别', '样本类型',
   '检验项目', '项目', '结果', '单位', '参考值', '参考范围', '临床表现', '送检科室', '申请科室', '就诊科室', '住院科室', '邮编',
   '科别', '床位', '临床科室', '病人类型', '就诊类型', '类别', '入院日期', '出院日期', '检查日期', '检查时间', '申请日期',
-  '申请时间', '检验时间', '标本状态', '标本性状', '仪器', '医院',
+  '申请时间', '检验时间', '标本状态', '标本性状', '仪器', '医院', '关系', '与患者关系', '记录日期', '记录时间', '签字日期',
   'Sex', 'Age', 'Gender', 'Dept', 'Department', 'Ward', 'Date', 'Diagnosis', 'Specimen', 'Result', 'Unit', 'Reference',
-  'Time', 'Hospital',
+  'Time', 'Hospital', 'Relationship', 'Relation',
 ];
 
 /** Words that begin with a personal label but name something else ("检验科" is a department). */
@@ -46,6 +60,6 @@ export const NOT_LABELS: readonly string[] = [
 
 /** Labels that are also ordinary words: without a colon their value must have the exact shape of its kind. */
 export const AMBIGUOUS_LABELS: ReadonlySet<string> = new Set([
-  '患者', '病人', '检验', '审核', '出生', '医师', '医生', '签名', '家属', '护照', 'patient', 'doctor', 'physician',
-  'name', 'address', 'id',
+  '患者', '病人', '检验', '审核', '出生', '医师', '医生', '签名', '家属', '监护人', '护照', 'patient', 'doctor', 'physician',
+  'name', 'address', 'id', 'guardian', 'spouse',
 ]);

@@ -9,7 +9,7 @@
  */
 import { LEADING_DATE } from './dates.js';
 import { idTokenSpan, leadingSpaces, type ValueSpan } from './id-token.js';
-import { startsWithSurname } from './surnames.js';
+import { startsWithSurname, surnameLength } from './surnames.js';
 
 const COMPACT_HAN = /^\p{Script=Han}(?:[·•・]?\p{Script=Han})*/u;
 const SPACED_HAN = /^\p{Script=Han}(?: \p{Script=Han}(?!\p{Script=Han})){1,3}/u;
@@ -23,13 +23,20 @@ const LATIN_WORD = "(?!(?:MD|PhD|RN|DO|MBBS)\\b)[A-Z][A-Za-z'’-]*";
 const LATIN_NAME = new RegExp(`^${LATIN_WORD}(?:[ ,]\\s?${LATIN_WORD}){0,3}`, 'u');
 /** A lower-case name ("name: zhang san") only when it is all there is before the next label. */
 const LOWER_CASE_NAME = /^[a-z][a-z'’-]*(?: [a-z][a-z'’-]*)?(?=\s*$)/u;
-const AFTER_NAME = new Set([...'因于在行以主诉自经被入今昨由术为是系的签及和']);
+/** Words that often follow a name in free text; the two-character ones are tried first ("郑丽代诉", not "郑丽代" before 诉). */
+const WORDS_AFTER_NAME = ['代诉', '陪同', '签字'];
+const CHARACTERS_AFTER_NAME = [...'因于在行以主诉自经被入今昨由术为是系的签及和'];
 const MIN_HAN_NAME = 2;
+const MAX_GIVEN_NAME = 2;
+
+const isFollowedBy = (run: readonly string[], count: number, word: string) => run.slice(count, count + word.length).join('') === word;
 
 /** The longest name (4, 3 or 2 characters) that a free-text word follows; undefined if none does. */
 function nameBeforeFreeText(run: readonly string[]): number | undefined {
-  for (let count = Math.min(MAX_HAN_NAME, run.length - 1); count >= MIN_HAN_NAME; count--) {
-    if (AFTER_NAME.has(run[count]!)) return count;
+  for (const words of [WORDS_AFTER_NAME, CHARACTERS_AFTER_NAME]) {
+    for (let count = Math.min(MAX_HAN_NAME, run.length - 1); count >= MIN_HAN_NAME; count--) {
+      if (words.some((word) => isFollowedBy(run, count, word))) return count;
+    }
   }
   return undefined;
 }
@@ -45,18 +52,27 @@ function utf16Length(characters: readonly string[], count: number): number {
   return characters.slice(0, count).join('').length;
 }
 
+/**
+ * After a label that is also an ordinary word, a name is a surname and one or two characters:
+ * "患者自述", "患者高血压10年" and "父亲因肺癌去世" name no one.
+ */
+function isPlausibleName(run: string, count: number): boolean {
+  const surname = surnameLength(run);
+  return surname > 0 && count - surname >= 1 && count - surname <= MAX_GIVEN_NAME;
+}
+
 function hanName(rest: string, strict: boolean): number | undefined {
   const compact = COMPACT_HAN.exec(rest)![0];
   if (NOT_NAMES.has(compact)) return undefined;
   const characters = [...compact];
   if (MINORITY_JOINER.test(compact)) return utf16Length(characters, MAX_MINORITY_NAME);
   if (characters.length === 1) {
-    const spaced = SPACED_HAN.exec(rest)?.[0];
-    return strict && !(spaced && startsWithSurname(spaced)) ? undefined : (spaced ?? compact).length;
+    const name = SPACED_HAN.exec(rest)?.[0] ?? compact;
+    return strict && !startsWithSurname(name) ? undefined : name.length;
   }
   const count = nameInRun(characters);
   if (!strict) return utf16Length(characters, count ?? MAX_HAN_NAME);
-  return count !== undefined && count >= MIN_HAN_NAME && startsWithSurname(compact) ? utf16Length(characters, count) : undefined;
+  return count !== undefined && isPlausibleName(compact, count) ? utf16Length(characters, count) : undefined;
 }
 
 function isDate(text: string, span: ValueSpan): boolean {
@@ -73,7 +89,8 @@ export function nameValueSpan(text: string, strict: boolean): ValueSpan | undefi
   const title = TITLE.exec(rest)![0].length;
   const latin = LATIN_NAME.exec(rest.slice(title))?.[0];
   if (latin) return { start: start + title, end: start + title + latin.length };
-  const lowerCase = strict ? undefined : LOWER_CASE_NAME.exec(rest)?.[0];
+  if (strict) return undefined;
+  const lowerCase = LOWER_CASE_NAME.exec(rest)?.[0];
   if (lowerCase) return { start, end: start + lowerCase.length };
   const token = idTokenSpan(text, true);
   return token && !isDate(text, token) ? token : undefined;
