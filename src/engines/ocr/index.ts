@@ -12,9 +12,6 @@ export type { OcrSettings } from './engine.js';
 export { PpOcrEngine } from './ppocr/engine.js';
 export { boxOfChars, joinLine, removeCjkSpaces } from './layout.js';
 
-/** Lines per classifier and recogniser call, as PaddleOCR reads them. */
-const BATCH_SIZE = 6;
-
 /**
  * The OCR engine `settings.engine` names, with tesseract.js as its independent second reader (or
  * alone, when it is the one named); why not, when tesseract's traineddata is missing.
@@ -32,7 +29,7 @@ export function createOcrEngine(
       workers: settings.workers,
       threads: settings.threads,
       detection: { ...DETECTION_DEFAULTS, maxSide: settings.detectionMaxSide },
-      batchSize: BATCH_SIZE,
+      batchSize: settings.batch,
       workerMaxJobs: settings.workerMaxJobs,
       startTimeoutMs: settings.startTimeoutMs,
     },
