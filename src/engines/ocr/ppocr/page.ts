@@ -37,7 +37,11 @@ const DROP_PROBABILITY = 0.5;
 const SAME_ROW = 0.5;
 const CELL_SEPARATOR = '  ';
 
-/** Each character's box in the upright page: its run of time steps, widened halfway to its neighbours. */
+/**
+ * Each character's box in the upright page: its run of time steps, widened halfway to its
+ * neighbours; the first and last reach the ends of the line's crop (CTC fires inside a glyph, not
+ * at its edge, and the crop holds the whole line with a margin).
+ */
 function placeLine(reading: LineReading, turn: (p: Point) => Point): PlacedLine | undefined {
   const { chars, pixelsPerStep, cropWidth } = reading;
   if (chars.length === 0) return undefined;
@@ -46,10 +50,8 @@ function placeLine(reading: LineReading, turn: (p: Point) => Point): PlacedLine 
   const placed = chars.map((c, i) => {
     const previous = chars[i - 1];
     const next = chars[i + 1];
-    const start = previous ? (previous.last + c.first + 1) / 2 : c.first - 0.5;
-    const end = next ? (c.last + next.first + 1) / 2 : c.last + 1.5;
-    const x0 = start * pixelsPerStep;
-    const x1 = end * pixelsPerStep;
+    const x0 = previous ? ((previous.last + c.first + 1) / 2) * pixelsPerStep : 0;
+    const x1 = next ? ((c.last + next.first + 1) / 2) * pixelsPerStep : cropWidth;
     const corners = [at(x0, 0), at(x1, 0), at(x1, RECOGNISER_HEIGHT), at(x0, RECOGNISER_HEIGHT)];
     return { char: c.char, box: roundBox(boundingBox(corners)), probability: c.probability };
   });
