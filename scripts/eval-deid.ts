@@ -1,10 +1,12 @@
 /**
  * De-identification quality through the real case-file-process route. Each file (the project's
  * fixtures in test/fixtures/deid, and the real blood-test photos in test/fixtures/photos) is
- * de-identified, downloaded, and both input and output are read by the native tesseract CLI (an
- * independent reader, not the gateway's OCR). A planted personal string readable in the input
- * and still readable in the output is a leak; a clinical phrase readable in the input and no
- * longer in the output is over-redaction. Leaked strings are printed masked (the photos show real people).
+ * de-identified, downloaded, and both input and output are read by two readers: the native
+ * tesseract CLI (independent of the gateway) and the gateway's own first reader through case-ocr
+ * (PP-OCR by default). A planted personal string that either reads in the input and either still
+ * reads in the output is a leak; a clinical phrase that either reads in the input and neither
+ * reads in the output is over-redaction (one reader's misreading beside a box is not a loss).
+ * Leaked strings are printed masked (the photos show real people).
  *
  * Exit code 1 on any leak (text, image metadata, or a PDF text layer) or a failure other than
  * deidentification_failed (422, the self-audit refusing a file, which is counted, not fatal).
@@ -13,8 +15,9 @@
  *   npm run eval:deid [-- --only lab] [-- --workers 2]
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAtMost } from '../src/platform/concurrency.js';
 import { deidCases, type DeidCase } from '../test/support/deid-fixtures.js';
@@ -38,10 +41,23 @@ interface FileReport {
   formatChange?: string;
 }
 
+/** What the gateway's first reader (case-ocr) reads in a file, made comparable. */
+async function readByGateway(gateway: OcrGateway, bytes: Buffer): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'eval-deid-read-'));
+  try {
+    const path = join(dir, isPdf(bytes) ? 'file.pdf' : 'file.img');
+    await writeFile(path, bytes);
+    return comparable((await gateway.caseOcr([path])).body.ocr_results[0]!.ocr_result);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 async function evaluate(gateway: OcrGateway, c: DeidCase): Promise<FileReport> {
   const input = await readFile(c.path);
   const inputReading = await readIndependently(input);
-  const inputText = comparable(inputReading.text);
+  const inputTexts = [comparable(inputReading.text), await readByGateway(gateway, input)];
+  const inputText = inputTexts.join('\n');
   const report: FileReport = {
     file: basename(c.path),
     expected: c,
@@ -53,7 +69,7 @@ async function evaluate(gateway: OcrGateway, c: DeidCase): Promise<FileReport> {
   };
   const outcome = await deidentify(gateway, c.path);
   if (!outcome.ok) return { ...report, failed: `${outcome.status} ${outcome.kind}` };
-  const outputText = comparable((await readIndependently(outcome.output, inputReading.turns)).text);
+  const outputText = [comparable((await readIndependently(outcome.output, inputReading.turns)).text), await readByGateway(gateway, outcome.output)].join('\n');
   const [from, to] = await Promise.all([formatOf(input), formatOf(outcome.output)]);
   return {
     ...report,
@@ -122,7 +138,7 @@ async function main(): Promise<void> {
   const selected = deidCases().filter((c) => existsSync(c.path) && (!values.only || c.path.includes(values.only)));
   const gateway = await startOcrGateway({ OCR_WORKERS: values.workers });
   try {
-    console.log(`case-file-process, OCR ${gateway.model}, ${values.workers} workers, ${selected.length} files; reader: native tesseract (default + --psm 11)\n`);
+    console.log(`case-file-process, OCR ${gateway.model}, ${values.workers} workers, ${selected.length} files; readers: native tesseract (default + --psm 11) and the gateway's case-ocr\n`);
     const reports = await runAtMost(
       Number(values.workers),
       selected.map((c) => () => evaluate(gateway, c)),
