@@ -322,10 +322,13 @@ describe('LLM settings', () => {
 });
 
 describe('OCR settings', () => {
-  it('defaults to tesseract.js with one worker per core, chi_sim+eng from npm and bounded pages', () => {
+  it('defaults to PP-OCR with one worker per core on one thread each, tesseract chi_sim+eng from npm, and bounded pages', () => {
     expect(loadConfig({}).ocr).toEqual({
-      engine: 'tesseract',
+      engine: 'ppocr',
       workers: availableParallelism(),
+      threads: 1,
+      batch: 1,
+      detectionMaxSide: 960,
       langs: ['chi_sim', 'eng'],
       tessdataDir: undefined,
       workerMaxJobs: 200,
@@ -350,6 +353,8 @@ describe('OCR settings', () => {
 
   it.each([
     ['OCR_ENGINE', 'paddle'],
+    ['OCR_THREADS', '0'],
+    ['OCR_DET_MAX_SIDE', '100'],
     ['OCR_LANGS', 'chi_sim, eng'],
     ['OCR_LANGS', '../etc'],
     ['OCR_WORKERS', '0'],
