@@ -101,7 +101,7 @@ async function main(): Promise<void> {
     await gateway.caseOcr([pathOf(PAGES[0]!)]); // warm-up
     const viaGateway = await measure(pages, workers, async (path) => (await gateway.caseOcr([path])).body.ocr_results[0]!.ocr_result);
     const settings = { detection: DETECTION_DEFAULTS, batchSize: 1, threads: 1 };
-    const raw = await measure(pages, workers, async (path) => (await readPage(models, await readFile(path), settings)).text);
+    const raw = await measure(pages, workers, async (path) => (await readPage(models, await readFile(path), settings, undefined, new AbortController().signal)).text);
     const native = await measure(pages, workers, (path) => nativeTesseract(path, langs));
     console.log('(photos: the share of their 7 identifiers not read, in the CER columns)');
     console.log('page'.padEnd(28), 'gateway ms'.padStart(11), 'raw ms'.padStart(8), 'native ms'.padStart(10), 'gateway CER'.padStart(12), 'raw CER'.padStart(8), 'native CER'.padStart(11));

@@ -1,7 +1,15 @@
 /**
- * A fixed number of tesseract.js workers, each used by one page at a time. A worker is replaced
- * after `maxJobs` pages (its WASM heap only grows) and when a page is cancelled mid-run
- * (terminating is the only way to stop tesseract), so cancelled work frees its core at once.
+ * A fixed number of workers, each used by one page at a time. A worker is replaced after
+ * `maxJobs` pages (tesseract's WASM heap only grows) and after a page fails in it.
+ *
+ * A cancelled page is stopped in one of two ways, chosen by the kind of worker:
+ * - `terminate`: the worker is terminated at once and the next page gets a fresh one
+ *   (tesseract.js, pure WASM, has no other way to stop);
+ * - `cooperative`: the worker is asked to stop through the signal its task was given, and its
+ *   slot is free once it has (a worker thread that runs native code, as onnxruntime does, must
+ *   never be terminated mid-run: the native callback then throws into a torn-down thread and
+ *   aborts the whole process).
+ * Either way the caller is answered at once.
  */
 import { GatewayError } from '../../errors.js';
 
@@ -9,9 +17,13 @@ export interface PoolWorker {
   terminate(): Promise<unknown>;
 }
 
+export type Cancellation = 'terminate' | 'cooperative';
+
 interface Slot<W> {
   worker: Promise<W> | undefined;
   jobs: number;
+  /** Settles when the slot's page is done with its worker, cancelled or not. */
+  busy: Promise<void> | undefined;
 }
 
 export class WorkerPool<W extends PoolWorker> {
@@ -24,8 +36,9 @@ export class WorkerPool<W extends PoolWorker> {
     private readonly create: () => Promise<W>,
     size: number,
     private readonly maxJobs: number,
+    private readonly cancellation: Cancellation = 'terminate',
   ) {
-    this.slots = Array.from({ length: size }, () => ({ worker: undefined, jobs: 0 }));
+    this.slots = Array.from({ length: size }, () => ({ worker: undefined, jobs: 0, busy: undefined }));
     this.idle = [...this.slots];
   }
 
@@ -47,24 +60,32 @@ export class WorkerPool<W extends PoolWorker> {
     }
   }
 
-  async use<T>(signal: AbortSignal, task: (worker: W) => Promise<T>): Promise<T> {
+  /** Runs `task` on a worker of its own; `signal` is passed on, so a cooperative worker can stop. */
+  async use<T>(signal: AbortSignal, task: (worker: W, signal: AbortSignal) => Promise<T>): Promise<T> {
     const slot = await this.acquire();
-    try {
-      const worker = await this.workerOf(slot);
+    const work = this.workerOf(slot).then((worker) => {
       slot.jobs++;
-      const result = await untilAborted(task(worker), signal);
-      if (slot.jobs >= this.maxJobs) this.replace(slot);
-      return result;
-    } catch (error) {
-      this.replace(slot); // a failed or cancelled job may leave the worker busy or broken
-      throw error;
-    } finally {
-      this.release(slot);
-    }
+      return task(worker, signal);
+    });
+    const answer = untilAborted(work, signal);
+    // The slot is free again at once when its worker is terminated, once it has stopped otherwise.
+    const terminates = this.cancellation === 'terminate';
+    slot.busy = (terminates ? answer : work)
+      .then(
+        () => slot.jobs >= this.maxJobs,
+        () => terminates || !signal.aborted, // a failed page may leave its worker broken; a stopped one leaves it idle
+      )
+      .then(async (retire) => {
+        if (retire) await this.replace(slot);
+        this.release(slot);
+      });
+    return answer;
   }
 
+  /** Terminates every worker, once the pages in flight in cooperative ones have stopped. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.cancellation === 'cooperative') await Promise.all(this.slots.map((slot) => slot.busy));
     await Promise.allSettled(this.slots.map((slot) => this.replace(slot)));
   }
 

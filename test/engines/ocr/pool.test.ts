@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WorkerPool } from '../../../src/engines/ocr/pool.js';
+import { WorkerPool, type Cancellation } from '../../../src/engines/ocr/pool.js';
 
 class CountingWorker {
   terminated = false;
@@ -9,15 +9,24 @@ class CountingWorker {
   }
 }
 
-function pool(size: number, maxJobs: number) {
+function pool(size: number, maxJobs: number, cancellation: Cancellation = 'terminate') {
   const created: CountingWorker[] = [];
-  const workers = new WorkerPool(async () => {
-    const worker = new CountingWorker(created.length);
-    created.push(worker);
-    return worker;
-  }, size, maxJobs);
+  const workers = new WorkerPool(
+    async () => {
+      const worker = new CountingWorker(created.length);
+      created.push(worker);
+      return worker;
+    },
+    size,
+    maxJobs,
+    cancellation,
+  );
   return { workers, created };
 }
+
+/** A page that runs until its signal aborts, then takes `stopMs` to stop. */
+const stoppingPage = (stopMs: number) => (_worker: CountingWorker, signal: AbortSignal) =>
+  new Promise<number>((_, reject) => signal.addEventListener('abort', () => setTimeout(() => reject(signal.reason), stopMs), { once: true }));
 
 const live = new AbortController().signal;
 
@@ -58,6 +67,48 @@ describe('OCR worker pool', () => {
     expect(created[0]!.terminated).toBe(true);
     expect(await workers.use(live, async (worker) => worker.id)).toBe(1);
     await workers.close();
+  });
+
+  it('answers a cancelled page at once, but gives its cooperative worker to the next page only once it has stopped, without terminating it', async () => {
+    const { workers, created } = pool(1, 100, 'cooperative');
+    const controller = new AbortController();
+    const cancelled = workers.use(controller.signal, stoppingPage(60));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const started = Date.now();
+    controller.abort(new Error('client went away'));
+    await expect(cancelled).rejects.toThrow('client went away');
+    expect(Date.now() - started).toBeLessThan(30);
+    const next = await workers.use(live, async (worker) => ({ worker: worker.id, waited: Date.now() - started }));
+    expect(next.worker).toBe(0);
+    expect(next.waited).toBeGreaterThanOrEqual(55);
+    expect(created[0]!.terminated).toBe(false);
+    await workers.close();
+  });
+
+  it('replaces a cooperative worker whose page failed on its own', async () => {
+    const { workers, created } = pool(1, 100, 'cooperative');
+    await expect(workers.use(live, async () => Promise.reject(new Error('broken')))).rejects.toThrow('broken');
+    expect(await workers.use(live, async (worker) => worker.id)).toBe(1);
+    expect(created[0]!.terminated).toBe(true);
+    await workers.close();
+  });
+
+  it('closes only once the cooperative pages in flight have stopped', async () => {
+    const { workers, created } = pool(1, 100, 'cooperative');
+    const controller = new AbortController();
+    let pageStopped = false;
+    const page = workers.use(controller.signal, (worker, signal) =>
+      stoppingPage(40)(worker, signal).finally(() => (pageStopped = true)),
+    );
+    page.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort(new Error('shutting down'));
+    let stoppedBeforeTermination = false;
+    created[0]!.terminate = async () => {
+      stoppedBeforeTermination = pageStopped;
+    };
+    await workers.close();
+    expect(stoppedBeforeTermination).toBe(true);
   });
 
   it('fails start when workers do not come up in time', async () => {

@@ -59,20 +59,27 @@ class PageReader implements PoolWorker {
     });
   }
 
-  read(image: Buffer, rotation: OcrPage['rotation'] | undefined): Promise<OcrPage> {
+  /** Settles when the worker is done with the page: read, failed, or stopped after `signal` aborted. */
+  read(image: Buffer, rotation: OcrPage['rotation'] | undefined, signal: AbortSignal): Promise<OcrPage> {
+    if (signal.aborted) return Promise.reject(signal.reason);
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
+    const cancel = () => this.send({ type: 'cancel', id });
+    signal.addEventListener('abort', cancel, { once: true });
+    return new Promise<OcrPage>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       // A copy of its own, moved to the worker rather than copied again.
       const copy = new ArrayBuffer(image.byteLength);
       new Uint8Array(copy).set(image);
-      const request: PageRequest = { id, image: new Uint8Array(copy), ...(rotation === undefined ? {} : { rotation }) };
-      this.worker.postMessage(request, [copy]);
-    });
+      this.send({ type: 'read', id, image: new Uint8Array(copy), ...(rotation === undefined ? {} : { rotation }) }, [copy]);
+    }).finally(() => signal.removeEventListener('abort', cancel));
   }
 
   terminate(): Promise<number> {
     return this.worker.terminate();
+  }
+
+  private send(request: PageRequest, transfer: ArrayBuffer[] = []): void {
+    this.worker.postMessage(request, transfer);
   }
 
   private failAll(error: Error): void {
@@ -109,7 +116,7 @@ export class PpOcrEngine implements OcrEngine {
     if (missing) return this.fail('unavailable', `PP-OCR model file not found: ${missing} (reinstall the npm packages: npm install)`);
     this.model = await modelLabel(this.files);
     const config: WorkerConfig = { files: this.files, settings: pipelineSettings(this.settings) };
-    this.pool = new WorkerPool(() => PageReader.start(config), this.settings.workers, this.settings.workerMaxJobs);
+    this.pool = new WorkerPool(() => PageReader.start(config), this.settings.workers, this.settings.workerMaxJobs, 'cooperative');
     const started = Date.now();
     try {
       await this.pool.start(this.settings.startTimeoutMs);
@@ -126,7 +133,7 @@ export class PpOcrEngine implements OcrEngine {
   recognize(image: Buffer, signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
     const pool = this.pool;
     if (this.state !== 'ready' || !pool) return Promise.reject(new GatewayError('engine_unavailable', `the ocr engine is ${this.state}`));
-    return pool.use(signal, (reader) => reader.read(image, options?.rotation)).catch((error: unknown) => {
+    return pool.use(signal, (reader, stop) => reader.read(image, options?.rotation, stop)).catch((error: unknown) => {
       if (signal.aborted || isGatewayError(error)) throw error;
       throw new GatewayError('engine_failed', `OCR failed: ${error instanceof Error ? error.message : String(error)}`, { retryable: true });
     });

@@ -56,14 +56,18 @@ export async function releaseModels(models: PpOcrModels): Promise<void> {
   await Promise.all([models.detector.release(), models.classifier.release(), models.recogniser.release()]);
 }
 
-/** Reads one page image (any format sharp reads); `rotation`, when known, is taken instead of found. */
-export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings: PipelineSettings, rotation?: Rotation): Promise<OcrPage> {
+/**
+ * Reads one page image (any format sharp reads); `rotation`, when known, is taken instead of
+ * found. Stops with the signal's reason before the next model call once `signal` aborts.
+ */
+export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings: PipelineSettings, rotation: Rotation | undefined, signal: AbortSignal): Promise<OcrPage> {
   const image = await decodeRgb(bytes, PAGE_MARGIN);
   const input = await detectionInput(image, settings.detection.maxSide);
+  signal.throwIfAborted();
   const detection = await models.detector.run({ [models.detector.inputNames[0]!]: makeTensor(input.tensor, [1, 3, input.height, input.width]) });
   const probability = detection[models.detector.outputNames[0]!]!.data as Float32Array;
   const regions = textRegions(probability, input, settings.detection);
-  const readings = await readLines(models, image, regions.map((r) => r.quad), models.alphabet, settings.batchSize, makeTensor);
+  const readings = await readLines(models, image, regions.map((r) => r.quad), models.alphabet, settings.batchSize, makeTensor, signal);
   return assemblePage(readings, rotation ?? pageRotation(readings), image.width - 2 * PAGE_MARGIN, image.height - 2 * PAGE_MARGIN, PAGE_MARGIN);
 }
 

@@ -53,9 +53,10 @@ function cropBatch(image: RgbImage, quads: readonly Quad[], width: number, makeT
 }
 
 /** For each quad, the probability that its crop is upside down. */
-async function upsideDown(session: InferenceSession, image: RgbImage, quads: readonly Quad[], batchSize: number, makeTensor: MakeTensor): Promise<number[]> {
+async function upsideDown(session: InferenceSession, image: RgbImage, quads: readonly Quad[], batchSize: number, makeTensor: MakeTensor, signal: AbortSignal): Promise<number[]> {
   const result = new Array<number>(quads.length).fill(0);
   for (const batch of batches(quads, batchSize)) {
+    signal.throwIfAborted();
     const input = cropBatch(image, batch.map((i) => quads[i]!), CLASSIFIER_WIDTH, makeTensor);
     const output = await session.run({ [session.inputNames[0]!]: input });
     const scores = output[session.outputNames[0]!]!.data as Float32Array;
@@ -64,7 +65,7 @@ async function upsideDown(session: InferenceSession, image: RgbImage, quads: rea
   return result;
 }
 
-/** Reads each line, turning those the classifier finds upside down. */
+/** Reads each line, turning those the classifier finds upside down; stops before a model call once `signal` aborts. */
 export async function readLines(
   sessions: { classifier: InferenceSession; recogniser: InferenceSession },
   image: RgbImage,
@@ -72,11 +73,13 @@ export async function readLines(
   alphabet: readonly string[],
   batchSize: number,
   makeTensor: MakeTensor,
+  signal: AbortSignal,
 ): Promise<LineReading[]> {
-  const flips = await upsideDown(sessions.classifier, image, quads, batchSize, makeTensor);
+  const flips = await upsideDown(sessions.classifier, image, quads, batchSize, makeTensor, signal);
   const upright = quads.map((quad, i) => (flips[i]! > FLIP_PROBABILITY ? turnedHalf(quad) : quad));
   const readings = new Array<LineReading>(upright.length);
   for (const batch of batches(upright, batchSize)) {
+    signal.throwIfAborted();
     const batchQuads = batch.map((i) => upright[i]!);
     const width = Math.max(MIN_RECOGNISER_WIDTH, ...batchQuads.map(widthAtHeight));
     const output = await sessions.recogniser.run({ [sessions.recogniser.inputNames[0]!]: cropBatch(image, batchQuads, width, makeTensor) });

@@ -1,7 +1,8 @@
 /**
  * One PP-OCR worker thread: loads the three models once (their sessions on `threads` intra-op
  * threads), says `ready` (or `failed` with the reason), then reads the pages it is sent, one at a
- * time. Nothing here logs or keeps what it reads.
+ * time. A page is stopped between model calls when it is cancelled (never by terminating the
+ * thread mid-run, which would abort the process). Nothing here logs or keeps what it reads.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { OcrPage } from '../../types.js';
@@ -13,11 +14,9 @@ export interface WorkerConfig {
   settings: PipelineSettings;
 }
 
-export interface PageRequest {
-  id: number;
-  image: Uint8Array;
-  rotation?: OcrPage['rotation'];
-}
+export type PageRequest =
+  | { type: 'read'; id: number; image: Uint8Array; rotation?: OcrPage['rotation'] }
+  | { type: 'cancel'; id: number };
 
 export type WorkerMessage =
   | { type: 'ready' }
@@ -32,11 +31,17 @@ const reasonOf = (error: unknown) => (error instanceof Error ? error.message : S
 
 try {
   const models = await loadModels(files, settings.threads);
+  const reading = new Map<number, AbortController>();
   port.on('message', (request: PageRequest) => {
-    readPage(models, request.image, settings, request.rotation).then(
-      (page) => post({ type: 'page', id: request.id, page }),
-      (error: unknown) => post({ type: 'error', id: request.id, reason: reasonOf(error) }),
-    );
+    if (request.type === 'cancel') return reading.get(request.id)?.abort(new Error('the page was cancelled'));
+    const cancel = new AbortController();
+    reading.set(request.id, cancel);
+    readPage(models, request.image, settings, request.rotation, cancel.signal)
+      .then(
+        (page) => post({ type: 'page', id: request.id, page }),
+        (error: unknown) => post({ type: 'error', id: request.id, reason: reasonOf(error) }),
+      )
+      .finally(() => reading.delete(request.id));
   });
   post({ type: 'ready' });
 } catch (error) {

@@ -139,6 +139,18 @@ describe('the PP-OCR engine on its real models', () => {
     expect(Date.now() - started).toBeLessThan(500);
     expect(compact((await engine.recognize(readFixture('report2.png'), never())).text)).toContain('李秀英');
   });
+
+  // A worker thread terminated while onnxruntime runs aborts the whole process: cancelled pages
+  // must stop between model calls, whatever stage they are in.
+  it('survives pages cancelled at every stage of their reading', async () => {
+    for (const afterMs of [1, 40, 120, 250, 400, 700, 1000, 1500]) {
+      const client = new AbortController();
+      const reading = engine.recognize(photo, client.signal);
+      setTimeout(() => client.abort(new Error('client went away')), afterMs);
+      await reading.catch(() => undefined);
+    }
+    expect(compact((await engine.recognize(readFixture('report2.png'), never())).text)).toContain('李秀英');
+  });
 });
 
 describe('the PP-OCR engine without usable models', () => {
