@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     console.log(`${pages.length} pages (${PAGES.join(', ')} × ${values.rounds})\n`);
     await gateway.caseOcr([pathOf(PAGES[0]!)]); // warm-up
     const viaGateway = await measure(pages, workers, async (path) => (await gateway.caseOcr([path])).body.ocr_results[0]!.ocr_result);
-    const settings = { detection: DETECTION_DEFAULTS, batchSize: 1, threads: 1 };
+    const settings = { detection: DETECTION_DEFAULTS, batchSize: 1, threads: 1, device: 'cpu' as const };
     const raw = await measure(pages, workers, async (path) => (await readPage(models, await readFile(path), settings, undefined, new AbortController().signal)).text);
     const native = await measure(pages, workers, (path) => nativeTesseract(path, langs));
     console.log('(photos: the share of their 7 identifiers not read, in the CER columns)');

@@ -275,6 +275,12 @@ export const SETTINGS = {
       default: 1,
       doc: "PP-OCR: onnxruntime's intra-op threads per worker. Keep `OCR_WORKERS × OCR_THREADS` within the cores OCR may use",
     }),
+    device: setting({
+      env: 'OCR_DEVICE',
+      type: oneOf('cpu', 'cuda'),
+      default: 'cpu',
+      doc: "PP-OCR: where its models run. `cuda` needs onnxruntime's CUDA execution provider, which the GPU image installs at build; without it the engine is `failed` with the reason. The GPU image sets `cuda`",
+    }),
     batch: setting({
       env: 'OCR_BATCH',
       type: types.intBetween(1, 64),

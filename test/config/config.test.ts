@@ -322,11 +322,12 @@ describe('LLM settings', () => {
 });
 
 describe('OCR settings', () => {
-  it('defaults to PP-OCR with one worker per core on one thread each, tesseract chi_sim+eng from npm, and bounded pages', () => {
+  it('defaults to PP-OCR on the CPU with one worker per core on one thread each, tesseract chi_sim+eng from npm, and bounded pages', () => {
     expect(loadConfig({}).ocr).toEqual({
       engine: 'ppocr',
       workers: availableParallelism(),
       threads: 1,
+      device: 'cpu',
       batch: 1,
       detectionMaxSide: 960,
       langs: ['chi_sim', 'eng'],
@@ -339,6 +340,11 @@ describe('OCR settings', () => {
       maxQueued: 64,
       queueTimeoutMs: 120_000,
     });
+  });
+
+  it('runs PP-OCR on CUDA only when OCR_DEVICE says so, and refuses an unknown device', () => {
+    expect(loadConfig({ OCR_DEVICE: 'cuda' }).ocr.device).toBe('cuda');
+    expect(() => loadConfig({ OCR_DEVICE: 'gpu' })).toThrow(/OCR_DEVICE/);
   });
 
   it('runs as many pages at once as there are workers unless OCR_MAX_RUNNING says otherwise', () => {

@@ -28,6 +28,7 @@ export function createOcrEngine(
     {
       workers: settings.workers,
       threads: settings.threads,
+      device: settings.device,
       detection: { ...DETECTION_DEFAULTS, maxSide: settings.detectionMaxSide },
       batchSize: settings.batch,
       workerMaxJobs: settings.workerMaxJobs,

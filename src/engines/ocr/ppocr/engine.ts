@@ -94,6 +94,8 @@ export class PpOcrEngine implements OcrEngine {
   private reason: string | undefined = 'loading the PP-OCR models into the OCR workers';
   private model: string | undefined;
   private pool: WorkerPool<PageReader> | undefined;
+  private starting: Promise<void> | undefined;
+  private closed = false;
 
   constructor(
     private readonly settings: PpOcrSettings,
@@ -105,16 +107,22 @@ export class PpOcrEngine implements OcrEngine {
     return {
       state: this.state,
       configured: true,
-      device: `cpu: ${this.settings.workers} PP-OCR workers × ${this.settings.threads} threads`,
+      device: `${this.settings.device}: ${this.settings.workers} PP-OCR workers × ${this.settings.threads} threads`,
       ...(this.reason ? { reason: this.reason } : {}),
       ...(this.model ? { model: this.model } : {}),
     };
   }
 
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    this.starting ??= this.load();
+    return this.starting;
+  }
+
+  private async load(): Promise<void> {
     const missing = await firstMissing(Object.values(this.files));
     if (missing) return this.fail('unavailable', `PP-OCR model file not found: ${missing} (reinstall the npm packages: npm install)`);
     this.model = await modelLabel(this.files);
+    if (this.closed) return;
     const config: WorkerConfig = { files: this.files, settings: pipelineSettings(this.settings) };
     this.pool = new WorkerPool(() => PageReader.start(config), this.settings.workers, this.settings.workerMaxJobs, 'cooperative');
     const started = Date.now();
@@ -139,7 +147,10 @@ export class PpOcrEngine implements OcrEngine {
     });
   }
 
+  /** Waits for a start in progress: worker threads still loading their models must not outlive the engine. */
   async close(): Promise<void> {
+    this.closed = true;
+    await this.starting?.catch(() => undefined);
     this.state = 'unavailable';
     this.reason = 'the OCR engine is closed';
     await this.pool?.close();
@@ -152,7 +163,7 @@ export class PpOcrEngine implements OcrEngine {
   }
 }
 
-const pipelineSettings = ({ detection, batchSize, threads }: PpOcrSettings): PipelineSettings => ({ detection, batchSize, threads });
+const pipelineSettings = ({ detection, batchSize, threads, device }: PpOcrSettings): PipelineSettings => ({ detection, batchSize, threads, device });
 
 async function firstMissing(paths: string[]): Promise<string | undefined> {
   for (const path of paths) {

@@ -13,12 +13,15 @@ import { readAlphabet, type PpOcrModelFiles } from './models.js';
 import { assemblePage, type Rotation } from './page.js';
 import { readLines, type LineReading, type MakeTensor } from './recognize.js';
 
+export type OcrDevice = 'cpu' | 'cuda';
+
 export interface PipelineSettings {
   detection: DetectionSettings;
   /** Lines per classifier and recogniser call. */
   batchSize: number;
   /** Intra-op threads of each model session. */
   threads: number;
+  device: OcrDevice;
 }
 
 export interface PpOcrModels {
@@ -36,17 +39,25 @@ const PAGE_MARGIN = 16;
 
 const makeTensor: MakeTensor = (data, dims) => new ort.Tensor('float32', data, dims);
 
-export async function loadModels(files: PpOcrModelFiles, threads: number): Promise<PpOcrModels> {
+export async function loadModels(files: PpOcrModelFiles, threads: number, device: OcrDevice = 'cpu'): Promise<PpOcrModels> {
   const options: ort.InferenceSession.SessionOptions = {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    // No CPU fallback for `cuda`: an operator who asked for the GPU learns it is not used.
+    executionProviders: [device === 'cuda' ? { name: 'cuda', deviceId: 0 } : 'cpu'],
   };
+  const create = (path: string) =>
+    ort.InferenceSession.create(path, options).catch((error: unknown) => {
+      if (device !== 'cuda') throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`onnxruntime's CUDA execution provider could not be used (${reason}); the GPU image installs it, or set OCR_DEVICE=cpu`);
+    });
   const [detector, classifier, recogniser, alphabet] = await Promise.all([
-    ort.InferenceSession.create(files.detector, options),
-    ort.InferenceSession.create(files.classifier, options),
-    ort.InferenceSession.create(files.recogniser, options),
+    create(files.detector),
+    create(files.classifier),
+    create(files.recogniser),
     readAlphabet(files.alphabet),
   ]);
   return { detector, classifier, recogniser, alphabet };

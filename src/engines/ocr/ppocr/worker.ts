@@ -30,7 +30,7 @@ const post = (message: WorkerMessage) => port.postMessage(message);
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
 
 try {
-  const models = await loadModels(files, settings.threads);
+  const models = await loadModels(files, settings.threads, settings.device);
   const reading = new Map<number, AbortController>();
   port.on('message', (request: PageRequest) => {
     if (request.type === 'cancel') return reading.get(request.id)?.abort(new Error('the page was cancelled'));

@@ -2,9 +2,11 @@
  * The PP-OCR engine on its real models (from npm) in worker threads: real photos upright, turned,
  * tilted, seen at an angle and unevenly lit; rendered reports; and how it fails.
  */
+import { existsSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DETECTION_DEFAULTS } from '../../../../src/engines/ocr/ppocr/detect.js';
@@ -19,6 +21,7 @@ import { photoTruth } from '../../../support/photos.js';
 const SETTINGS: PpOcrSettings = {
   workers: 1,
   threads: 2,
+  device: 'cpu',
   detection: DETECTION_DEFAULTS,
   batchSize: 6,
   workerMaxJobs: 100,
@@ -184,4 +187,26 @@ describe('the PP-OCR engine without usable models', () => {
     expect(engine.status()).toMatchObject({ state: 'failed', reason: expect.stringMatching(/^the PP-OCR models could not be loaded: /) });
     await engine.close();
   });
+
+  // Worker threads left loading models after their engine closed abort the process that exits.
+  it('closed while it loads, stays closed and leaves no worker thread loading', async () => {
+    for (const afterMs of [0, 30, 80]) {
+      const engine = new PpOcrEngine(SETTINGS, packagedModelFiles());
+      void engine.start();
+      await new Promise((resolve) => setTimeout(resolve, afterMs));
+      await engine.close();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(engine.status().state).toBe('unavailable');
+    }
+  });
+
+  it.skipIf(existsSync(join(dirname(createRequire(import.meta.url).resolve('onnxruntime-node')), '../bin/napi-v6/linux/x64/libonnxruntime_providers_cuda.so')))(
+    'with OCR_DEVICE=cuda and no CUDA execution provider installed, fails saying so rather than reading on the CPU',
+    async () => {
+      const engine = new PpOcrEngine({ ...SETTINGS, device: 'cuda' }, packagedModelFiles());
+      await engine.start();
+      expect(engine.status()).toMatchObject({ state: 'failed', device: expect.stringMatching(/^cuda: /), reason: expect.stringContaining("CUDA execution provider could not be used") });
+      await engine.close();
+    },
+  );
 });
