@@ -114,15 +114,18 @@ export function extractCancerType(text: string): string | null {
 const ROMAN: Record<string, string> = { Ⅰ: 'I', Ⅱ: 'II', Ⅲ: 'III', Ⅳ: 'IV', '2': 'II', '3': 'III', '4': 'IV' };
 /**
  * After a 分期/Stage label, OCR reads the bars of a Roman numeral as I, l, 1 or | ("1IB" for
- * IIB): up to three of them (and a V) count as I. Without a label only true numerals count.
+ * IIB): up to three of them (and a V) count as I. A Chinese reader may take three bars for 川
+ * ("I川IA" for IIIA): a run of bars with 川 in it is III, the most bars a stage has. Without a
+ * label only true numerals count.
  */
-const STAGE_VALUE = '(IV|[Il1|]{1,3}V?|V|Ⅳ|Ⅲ|Ⅱ|Ⅰ|[2-4])\\s*([ABCabc]?)';
+const STAGE_VALUE = '(IV|[Il1|川]{1,3}V?|V|Ⅳ|Ⅲ|Ⅱ|Ⅰ|[2-4])\\s*([ABCabc]?)';
 const STAGE_PATTERNS = [
   new RegExp(`(?:分\\s*期|Stage)${SEP}${STAGE_VALUE}(?![A-Za-z0-9])`, 'iu'),
   new RegExp(`(?<![A-Za-z0-9])(IV|III|II|I|Ⅳ|Ⅲ|Ⅱ|Ⅰ)\\s*([ABCabc]?)\\s*期`, 'u'),
 ];
 
 function romanStage(numeral: string): string {
+  if (numeral.includes('川')) return 'III';
   return ROMAN[numeral] ?? numeral.replace(/[l1|]/g, 'I');
 }
 const TNM = /(?<![A-Za-z])([cpy]{0,2})T([0-4]|is|x|X)([a-d]?)\s*N([0-3]|x|X)([a-c]?)\s*M([01]|x|X)([a-c]?)(?![A-Za-z0-9])/u;

@@ -94,6 +94,8 @@ describe('stage', () => {
     ['分期：l期', 'I'],
     ['病理分期: INIA 期 T2N2M0)', 'T2N2M0'],
     ['分期：3期', 'III'],
+    ['病理分期：I川IA期(T2N2M0)', 'IIIA'],
+    ['分期：川B', 'IIIB'],
   ])('%s → %s', (text, stage) => {
     expect(extractStage(text)).toBe(stage);
   });
