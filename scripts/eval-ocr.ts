@@ -19,7 +19,9 @@ interface EvalCase {
   path: string;
   /** Whole expected text, for CER. */
   text?: string;
-  /** Strings that must be read somewhere (when only part of the text is known). */
+  /** Identifiers that must be read somewhere (when only part of the text is known). */
+  identifiers?: string[];
+  /** Other strings that must be read somewhere: a title, clinical terms and values. */
   mustRead?: string[];
   patient_info?: Info;
 }
@@ -29,9 +31,9 @@ function photoCases(): EvalCase[] {
   return Object.entries(photoTruth()).flatMap(([file, truth]): EvalCase[] => {
     const path = fixturePath('photos', file);
     if (truth.text !== undefined) return [{ path, text: truth.text }];
-    const mustRead = [...(truth.firstLine ? [truth.firstLine] : []), ...(truth.personal ?? []), ...(truth.clinical ?? [])];
+    const mustRead = [...(truth.firstLine ? [truth.firstLine] : []), ...(truth.clinical ?? [])];
     if (mustRead.length === 0) return [];
-    return [{ path, mustRead, ...(truth.patient_info ? { patient_info: truth.patient_info } : {}) }];
+    return [{ path, mustRead, ...(truth.personal ? { identifiers: truth.personal } : {}), ...(truth.patient_info ? { patient_info: truth.patient_info } : {}) }];
   });
 }
 
@@ -51,14 +53,14 @@ async function main(): Promise<void> {
   const cers: number[] = [];
   try {
     console.log(`OCR ${gateway.model}, ${values.workers} workers, ${selected.length} files\n`);
-    console.log('file'.padEnd(48), 'CER'.padStart(7), 'read'.padStart(7), 'fields'.padStart(7), 'ms'.padStart(7));
+    console.log('file'.padEnd(40), 'CER'.padStart(7), 'ids read'.padStart(9), 'other read'.padStart(11), 'fields'.padStart(7), 'ms'.padStart(7));
     for (const c of selected) {
       const { body, ms } = await gateway.caseOcr([c.path]);
       const text = body.ocr_results[0]!.ocr_result;
       const cer = c.text === undefined ? undefined : characterErrorRate(text, c.text);
       if (cer !== undefined) cers.push(cer);
       const compact = text.replace(/\s+/g, '');
-      const read = c.mustRead ? `${c.mustRead.filter((s) => compact.includes(s)).length}/${c.mustRead.length}` : '';
+      const share = (strings?: string[]) => (strings ? `${strings.filter((s) => compact.includes(s)).length}/${strings.length}` : '');
       let fields = '';
       if (c.patient_info) {
         fieldCases++;
@@ -66,7 +68,14 @@ async function main(): Promise<void> {
         right.forEach((f) => fieldRight[f]++);
         fields = `${right.length}/4`;
       }
-      console.log(basename(c.path).padEnd(48), (cer === undefined ? '' : pct(cer)).padStart(7), read.padStart(7), fields.padStart(7), ms.toFixed(0).padStart(7));
+      console.log(
+        basename(c.path).padEnd(40),
+        (cer === undefined ? '' : pct(cer)).padStart(7),
+        share(c.identifiers).padStart(9),
+        share(c.mustRead).padStart(11),
+        fields.padStart(7),
+        ms.toFixed(0).padStart(7),
+      );
     }
     const mean = cers.reduce((a, b) => a + b, 0) / Math.max(1, cers.length);
     console.log(`\nmean CER over ${cers.length} files with full text: ${pct(mean)}`);
