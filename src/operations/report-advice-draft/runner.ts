@@ -56,6 +56,7 @@ export class AdviceJobRunner {
   private pumpAgain = false;
   private closed = false;
   private lastPurge = 0;
+  private unsubscribe: (() => Promise<void>) | undefined;
   private readonly tasks = new Set<Promise<void>>();
 
   constructor(
@@ -69,6 +70,7 @@ export class AdviceJobRunner {
   async start(): Promise<void> {
     const requeued = await this.store.requeueInterrupted(this.clock());
     if (requeued > 0) this.log.warn({ jobs: requeued }, 'advice drafts interrupted by a restart are queued again');
+    this.unsubscribe = await this.store.subscribe?.(() => this.kick());
     this.kick();
   }
 
@@ -96,7 +98,7 @@ export class AdviceJobRunner {
     this.closed = true;
     clearTimeout(this.timer);
     for (const controller of this.inFlight.values()) controller.abort();
-    await Promise.allSettled([...this.tasks]);
+    await Promise.allSettled([...this.tasks, this.unsubscribe?.()]);
   }
 
   private async pump(): Promise<void> {

@@ -106,6 +106,12 @@ export interface AdviceJobStore {
   countByState(): Promise<Record<AdviceJobState, number>>;
   /** Deletes delivered and dead jobs last changed before `before`; returns how many. */
   purgeFinished(before: number): Promise<number>;
+  /**
+   * Calls `listener` when any gateway sharing the store accepts a job, so an idle replica takes
+   * it at once rather than at its next poll; resolves to the unsubscribe function. Absent where
+   * only this gateway submits (SQLite).
+   */
+  subscribe?(listener: () => void): Promise<() => Promise<void>>;
 }
 
 export interface JobRow {

@@ -23,6 +23,9 @@ import { inTransaction } from './postgres.js';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
+/** The channel a submission notifies (on commit), so every replica looks for work. */
+const SUBMITTED_CHANNEL = 'advice_job_submitted';
+
 /** A running draft whose lease has ended was interrupted: its gateway died or lost the database. */
 const INTERRUPTED = "state = 'running' AND next_run_at <= $1";
 
@@ -45,6 +48,7 @@ export class PostgresAdviceJobStore implements AdviceJobStore {
       );
       if (inserted.rowCount === 1) {
         await record(client, job.requestId, now, 'accepted');
+        await client.query(`NOTIFY ${SUBMITTED_CHANNEL}`);
         return { created: true };
       }
       const { rows } = await client.query<{ body_sha256: string }>('SELECT body_sha256 FROM advice_jobs WHERE request_id = $1', [
@@ -184,6 +188,19 @@ export class PostgresAdviceJobStore implements AdviceJobStore {
     );
     for (const { state, count } of rows) counts[state] = count;
     return counts;
+  }
+
+  /** Holds one connection LISTENing; if it breaks, the runner's polling still finds the work. */
+  async subscribe(listener: () => void): Promise<() => Promise<void>> {
+    const client = await this.pool.connect();
+    client.on('error', () => undefined);
+    client.on('notification', listener);
+    await client.query(`LISTEN ${SUBMITTED_CHANNEL}`);
+    return async () => {
+      client.off('notification', listener);
+      await client.query(`UNLISTEN ${SUBMITTED_CHANNEL}`).catch(() => undefined);
+      client.release();
+    };
   }
 
   async purgeFinished(before: number): Promise<number> {

@@ -113,6 +113,16 @@ describeWithTools('the PostgreSQL store shared by replicas', postgresMissing(), 
     expect(events).toEqual(['accepted', 'draft_started', 'draft_interrupted', 'draft_started']);
   });
 
+  it('a job accepted by one replica wakes the others at once', async () => {
+    const [a, b] = await start(2);
+    let woken = 0;
+    const unsubscribe = await b!.adviceJobs.subscribe!(() => woken++);
+    await a!.adviceJobs.submit({ requestId: 'r1', bodySha256: 'a', requestJson: '{}', webhookId: 'msg_r1' }, 1);
+    await a!.adviceJobs.submit({ requestId: 'r1', bodySha256: 'a', requestJson: '{}', webhookId: 'msg_r1' }, 2);
+    await expect.poll(() => woken, { timeout: 5_000 }).toBe(1);
+    await unsubscribe();
+  });
+
   it('the same request submitted to two replicas at once is one job', async () => {
     const [a, b] = await start(2);
     const submit = (s: Stores, sha: string) =>
