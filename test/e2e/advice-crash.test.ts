@@ -10,9 +10,9 @@ import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ensureTestModel } from '../support/models/make-test-model.js';
-import { adviceRequest as body, anyInState, jobState } from '../support/advice-jobs.js';
+import { adviceGatewayEnv, adviceRequest as body, anyInState, jobState } from '../support/advice-jobs.js';
 import { postJson } from '../support/gateway.js';
-import { NEUTRAL_GATEWAY_ENV, ProcessSet, freePort, until } from '../support/processes.js';
+import { ProcessSet, freePort, until } from '../support/processes.js';
 import { TEST_MODELS_DIR } from '../support/paths.js';
 
 const SECRET = 'crash-test-secret-0123456789';
@@ -45,23 +45,7 @@ const startReceiver = (port: number) =>
 const startGateway = (port: number, receiverPort: number) =>
   start(
     'src/main.ts',
-    {
-      ...NEUTRAL_GATEWAY_ENV,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: join(dir, 'gateway'),
-      MODELS_DIR: TEST_MODELS_DIR,
-      LLM_MODEL: model,
-      LLM_THREADS: '1',
-      LLM_PARALLEL: '2',
-      ADVICE_CONCURRENCY: '2',
-      ADVICE_DRAFT_ATTEMPTS: '1',
-      CALLBACK_BASE_URL: `http://127.0.0.1:${receiverPort}`,
-      CALLBACK_SECRET: SECRET,
-      CALLBACK_RETRY_BASE_MS: '50',
-      CALLBACK_RETRY_MAX_DELAY_MS: '400',
-      LOG_LEVEL: 'info',
-    },
+    adviceGatewayEnv({ port, dataDir: join(dir, 'gateway'), model, receiverPort, secret: SECRET }),
     'gateway started',
   );
 

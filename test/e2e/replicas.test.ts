@@ -14,13 +14,13 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { adviceRequest, anyInState, jobState } from '../support/advice-jobs.js';
+import { adviceGatewayEnv, adviceRequest, anyInState, jobState } from '../support/advice-jobs.js';
 import { startFileServer, fileReference, type FileServer } from '../support/file-server.js';
 import { VALID_BODIES, postJson } from '../support/gateway.js';
 import { ensureTestModel } from '../support/models/make-test-model.js';
 import { fixturePath, TEST_MODELS_DIR } from '../support/paths.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
-import { NEUTRAL_GATEWAY_ENV, ProcessSet, freePort, until } from '../support/processes.js';
+import { ProcessSet, freePort, until } from '../support/processes.js';
 import { postgresMissing } from '../support/requirements.js';
 import { describeWithTools } from '../support/tools.js';
 
@@ -80,25 +80,11 @@ describeWithTools('three gateway replicas on one PostgreSQL', postgresMissing(),
         processes.start(
           'src/main.ts',
           {
-            ...NEUTRAL_GATEWAY_ENV,
-            HOST: '127.0.0.1',
-            PORT: String(ports[index]),
-            DATA_DIR: join(dir, `replica-${index}`),
+            ...adviceGatewayEnv({ port: ports[index]!, dataDir: join(dir, `replica-${index}`), model, receiverPort, secret: SECRET }),
             DATABASE_URL: databaseUrl,
             DATABASE_POOL_SIZE: '4',
-            MODELS_DIR: TEST_MODELS_DIR,
-            LLM_MODEL: model,
-            LLM_THREADS: '1',
-            LLM_PARALLEL: '2',
-            ADVICE_CONCURRENCY: '2',
-            ADVICE_DRAFT_ATTEMPTS: '1',
             ADVICE_LEASE_MS: '2000',
-            CALLBACK_BASE_URL: `http://127.0.0.1:${receiverPort}`,
-            CALLBACK_SECRET: SECRET,
             CALLBACK_TIMEOUT_MS: '2000',
-            CALLBACK_RETRY_BASE_MS: '50',
-            CALLBACK_RETRY_MAX_DELAY_MS: '400',
-            LOG_LEVEL: 'info',
             ...(index === 0 ? { OCR_ENGINE: 'ppocr', OCR_WORKERS: '1', OCR_THREADS: '1', FETCH_ALLOW_LOOPBACK: 'true' } : {}),
           },
           'gateway started',
@@ -154,8 +140,8 @@ describeWithTools('three gateway replicas on one PostgreSQL', postgresMissing(),
         await Promise.all(victims.map((index) => processes.kill(replicas[index]!)));
         kills += victims.length;
         if (moment === 'during delivery') receiver = await startReceiver();
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
-        for (const index of victims) replicas[index] = await startReplica(index);
+        const restarted = await Promise.all(victims.map((index) => startReplica(index)));
+        for (const [i, index] of victims.entries()) replicas[index] = restarted[i]!;
       }
 
       const allDelivered = await until(async () => {
