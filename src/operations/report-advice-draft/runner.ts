@@ -186,8 +186,9 @@ export class AdviceJobRunner {
       await this.finish(claim, { status: 'succeeded', advice_draft: draft }, startedAt, log);
     } catch (error) {
       const failure = asGatewayError(error);
-      if (signal.aborted && this.closed) {
-        await this.store.retryDraft(claim, this.clock(), 'interrupted: the gateway is shutting down', this.clock());
+      // Aborted by close(), or because the lease was lost: then the gateway that took the job drafts it.
+      if (signal.aborted) {
+        if (this.closed) await this.store.retryDraft(claim, this.clock(), 'interrupted: the gateway is shutting down', this.clock());
         return;
       }
       if (failure.kind === 'internal') log.error({ err: describeError(error) }, 'advice draft failed unexpectedly');
