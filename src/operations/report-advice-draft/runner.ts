@@ -83,7 +83,11 @@ export class AdviceJobRunner {
     }
     this.pumping = true;
     this.pump()
-      .catch((error: unknown) => this.log.error({ err: describeError(error) }, 'advice job runner failed to read the store'))
+      .catch((error: unknown) => {
+        // A networked store (PostgreSQL) can be briefly unreachable: look again later rather than stall.
+        this.log.error({ err: describeError(error) }, 'advice job runner failed to read the store; it will look again');
+        this.wakeIn(IDLE_POLL_MS);
+      })
       .finally(() => {
         this.pumping = false;
         if (this.pumpAgain) {
@@ -132,9 +136,12 @@ export class AdviceJobRunner {
       draftsBlocked || due.draft === undefined ? undefined : this.hooks.llmStarting() ? now + STARTING_POLL_MS : due.draft,
       this.delivering >= this.settings.deliveryConcurrency ? undefined : due.delivery,
     ].filter((at): at is number => at !== undefined);
-    const wait = Math.min(IDLE_POLL_MS, Math.max(MIN_POLL_MS, Math.min(now + IDLE_POLL_MS, ...candidates) - now));
+    this.wakeIn(Math.min(IDLE_POLL_MS, Math.max(MIN_POLL_MS, Math.min(now + IDLE_POLL_MS, ...candidates) - now)));
+  }
+
+  private wakeIn(ms: number): void {
     clearTimeout(this.timer);
-    if (!this.closed) this.timer = setTimeout(() => this.kick(), wait).unref();
+    if (!this.closed) this.timer = setTimeout(() => this.kick(), ms).unref();
   }
 
   private track(requestId: string, work: (signal: AbortSignal) => Promise<void>, kind: 'draft' | 'delivery'): void {
