@@ -7,7 +7,8 @@
  *   npm run bench:advice -- --store postgres --replicas 3 --skip-engine
  *
  * --store postgres runs the gateway on PostgreSQL (DATABASE_URL): the one given with
- * --database-url, or a throwaway server the test harness starts (Debian's postgresql package).
+ * --database-url, or a throwaway server the test harness starts (Debian's postgresql package),
+ * committing to disk like SQLite's synchronous=FULL.
  * --replicas N (PostgreSQL only) starts N gateways on that database, each with its own LLM
  * process and the same --threads/--parallel, and spreads the submissions over them in turn.
  *
@@ -102,7 +103,7 @@ async function statusOf(app: FastifyInstance, requestId: string): Promise<Advice
 async function sharedDatabase(): Promise<{ url: string; stop(): Promise<void> } | undefined> {
   if (args.store !== 'postgres') return undefined;
   if (args['database-url']) return { url: args['database-url'], stop: async () => undefined };
-  const server = await startPostgres();
+  const server = await startPostgres({ durable: true });
   return { url: await server.createDatabase(), stop: () => server.stop() };
 }
 

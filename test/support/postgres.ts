@@ -59,8 +59,11 @@ export interface TestPostgres {
 
 let databases = 0;
 
-/** initdb + postgres on a free loopback port; durability off (a test cluster is thrown away). */
-export async function startPostgres(): Promise<TestPostgres> {
+/**
+ * initdb + postgres on a free loopback port. Durability is off (a test cluster is thrown away)
+ * unless `durable`: benchmarks compare it with SQLite's synchronous=FULL, so it commits to disk.
+ */
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const binDir = postgresBinDir();
   if (binDir === null) throw new Error('PostgreSQL is not installed (apt-get install postgresql)');
   const dir = await mkdtemp(join(tmpdir(), 'gateway-pg-'));
@@ -70,7 +73,8 @@ export async function startPostgres(): Promise<TestPostgres> {
   const initArgs = ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '-E', 'UTF8', '--no-sync', '--locale=C'];
   await run(...command(binDir, 'initdb', initArgs, user));
   const port = await freePort();
-  const settings = ['listen_addresses=127.0.0.1', `port=${port}`, `unix_socket_directories=${dir}`, 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=200'];
+  const durability = options.durable ? [] : ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
+  const settings = ['listen_addresses=127.0.0.1', `port=${port}`, `unix_socket_directories=${dir}`, 'max_connections=200', ...durability];
   const [postgres, args] = command(binDir, 'postgres', ['-D', dataDir, ...settings.flatMap((setting) => ['-c', setting])], user);
   const server = spawn(postgres, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';

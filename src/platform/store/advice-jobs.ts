@@ -107,9 +107,9 @@ export interface AdviceJobStore {
   /** Deletes delivered and dead jobs last changed before `before`; returns how many. */
   purgeFinished(before: number): Promise<number>;
   /**
-   * Calls `listener` when any gateway sharing the store accepts a job, so an idle replica takes
-   * it at once rather than at its next poll; resolves to the unsubscribe function. Absent where
-   * only this gateway submits (SQLite).
+   * Calls `listener` when any gateway sharing the store accepts a job or puts a draft back, so
+   * an idle replica takes it at once rather than at its next poll; resolves to the unsubscribe
+   * function. Absent where only this gateway submits (SQLite).
    */
   subscribe?(listener: () => void): Promise<() => Promise<void>>;
 }

@@ -23,8 +23,8 @@ import { inTransaction } from './postgres.js';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
-/** The channel a submission notifies (on commit), so every replica looks for work. */
-const SUBMITTED_CHANNEL = 'advice_job_submitted';
+/** The channel a submission or a draft put back notifies (on commit), so every replica looks for work. */
+const SUBMITTED_CHANNEL = 'advice_job_due';
 
 /** A running draft whose lease has ended was interrupted: its gateway died or lost the database. */
 const INTERRUPTED = "state = 'running' AND next_run_at <= $1";
@@ -108,6 +108,8 @@ export class PostgresAdviceJobStore implements AdviceJobStore {
       );
       if (rowCount !== 1) return false;
       await record(client, claim.requestId, now, 'draft_retry', reason);
+      // Put back by a replica that is stopping, or to retry later: the others plan their wake-up.
+      await client.query(`NOTIFY ${SUBMITTED_CHANNEL}`);
       return true;
     });
   }
