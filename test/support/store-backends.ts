@@ -5,10 +5,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { openStores, type Stores } from '../../src/platform/store/index.js';
 import { openDatabase } from '../../src/platform/store/database.js';
 import { startPostgres, withClient, type TestPostgres } from './postgres.js';
 import { postgresMissing } from './requirements.js';
+import { describeWithTools } from './tools.js';
 
 export interface OpenedStores {
   stores: Stores;
@@ -79,3 +81,22 @@ function postgresBackend(): StoreBackend {
 }
 
 export const storeBackends = (): StoreBackend[] => [sqliteBackend(), postgresBackend()];
+
+/**
+ * Declares `suite` once per backend (skipped with its reason where the backend is missing); each
+ * test gets freshly opened stores from `opened()`.
+ */
+export function describeOnEachBackend(suite: string, body: (opened: () => OpenedStores) => void): void {
+  for (const backend of storeBackends()) {
+    describeWithTools(`${suite} on ${backend.name}`, backend.missing, () => {
+      let current: OpenedStores | undefined;
+      beforeAll(() => backend.setUp(), 60_000);
+      afterAll(() => backend.tearDown());
+      beforeEach(async () => {
+        current = await backend.open();
+      });
+      afterEach(() => current?.close());
+      body(() => current!);
+    });
+  }
+}

@@ -1,48 +1,42 @@
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import type { ArtifactStore } from '../../../src/platform/store/artifacts.js';
-import { storeBackends, type OpenedStores } from '../../support/store-backends.js';
-import { describeWithTools } from '../../support/tools.js';
+import { describeOnEachBackend, type OpenedStores } from '../../support/store-backends.js';
 
-for (const backend of storeBackends()) {
-  describeWithTools(`ArtifactStore on ${backend.name}`, backend.missing, () => {
-    let opened: OpenedStores;
-    let store: ArtifactStore;
+describeOnEachBackend('ArtifactStore', (current) => {
+  let opened: OpenedStores;
+  let store: ArtifactStore;
 
-    beforeAll(() => backend.setUp(), 60_000);
-    afterAll(() => backend.tearDown());
-    beforeEach(async () => {
-      opened = await backend.open();
-      store = opened.stores.artifacts;
-    });
-    afterEach(() => opened.close());
-
-    it('returns null for an unknown key', async () => {
-      expect(await store.get('missing')).toBeNull();
-    });
-
-    it('round-trips a JSON value with its creation time', async () => {
-      const before = Date.now();
-      const value = { transcript: 'Patient stable.', segments: [{ start: 0, end: 1.5 }], language: null };
-
-      await store.put('speech:abc', value);
-      const stored = await store.get('speech:abc');
-
-      expect(stored?.key).toBe('speech:abc');
-      expect(stored?.value).toEqual(value);
-      expect(stored?.createdAt.getTime()).toBeGreaterThanOrEqual(before);
-      expect(stored?.createdAt.getTime()).toBeLessThanOrEqual(Date.now());
-    });
-
-    it('replaces the value of an existing key', async () => {
-      await store.put('k', { version: 1 });
-      await store.put('k', { version: 2 });
-
-      expect((await store.get('k'))?.value).toEqual({ version: 2 });
-      expect(await opened.rows('SELECT key FROM artifacts')).toHaveLength(1);
-    });
-
-    it('rejects a value with no JSON representation', async () => {
-      await expect(store.put('k', undefined)).rejects.toMatchObject({ kind: 'internal' });
-    });
+  beforeEach(() => {
+    opened = current();
+    store = opened.stores.artifacts;
   });
-}
+
+  it('returns null for an unknown key', async () => {
+    expect(await store.get('missing')).toBeNull();
+  });
+
+  it('round-trips a JSON value with its creation time', async () => {
+    const before = Date.now();
+    const value = { transcript: 'Patient stable.', segments: [{ start: 0, end: 1.5 }], language: null };
+
+    await store.put('speech:abc', value);
+    const stored = await store.get('speech:abc');
+
+    expect(stored?.key).toBe('speech:abc');
+    expect(stored?.value).toEqual(value);
+    expect(stored?.createdAt.getTime()).toBeGreaterThanOrEqual(before);
+    expect(stored?.createdAt.getTime()).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('replaces the value of an existing key', async () => {
+    await store.put('k', { version: 1 });
+    await store.put('k', { version: 2 });
+
+    expect((await store.get('k'))?.value).toEqual({ version: 2 });
+    expect(await opened.rows('SELECT key FROM artifacts')).toHaveLength(1);
+  });
+
+  it('rejects a value with no JSON representation', async () => {
+    await expect(store.put('k', undefined)).rejects.toMatchObject({ kind: 'internal' });
+  });
+});
