@@ -86,7 +86,10 @@ export interface AdviceJobStore {
    * every running draft. PostgreSQL: those whose lease has ended (other replicas hold the rest).
    */
   requeueInterrupted(now: number): Promise<number>;
-  /** The oldest due queued job, now running and leased until `leaseUntil`; its draft attempt counted. */
+  /**
+   * The oldest due queued job (on PostgreSQL also a running one whose lease ended), now running
+   * and leased until `leaseUntil`; its draft attempt counted.
+   */
   claimDraft(now: number, leaseUntil: number): Promise<ClaimedDraft | undefined>;
   /** Extends the lease of a draft still held. */
   renewDraft(claim: JobClaim, leaseUntil: number): Promise<boolean>;

@@ -43,6 +43,11 @@ function newBlobKey(): string {
   return randomBytes(18).toString('base64url');
 }
 
+function newBlobRow(key: string, bytes: Buffer, opts: { contentType: string; ttlSeconds: number }): BlobRow {
+  const createdAt = Date.now();
+  return { key, content_type: opts.contentType, size: bytes.length, created_at: createdAt, expires_at: createdAt + opts.ttlSeconds * 1000 };
+}
+
 function toMeta(row: BlobRow): BlobMeta {
   return {
     key: row.key,
@@ -76,14 +81,7 @@ export class LocalBlobStore implements BlobStore {
   async put(bytes: Buffer, opts: { contentType: string; ttlSeconds: number }): Promise<BlobMeta> {
     const key = newBlobKey();
     await this.writeAtomically(key, bytes);
-    const createdAt = Date.now();
-    const row: BlobRow = {
-      key,
-      content_type: opts.contentType,
-      size: bytes.length,
-      created_at: createdAt,
-      expires_at: createdAt + opts.ttlSeconds * 1000,
-    };
+    const row = newBlobRow(key, bytes, opts);
     try {
       this.insertRow.run(row);
     } catch (error) {
@@ -143,14 +141,7 @@ export class PostgresBlobStore implements BlobStore {
   constructor(private readonly pool: pg.Pool) {}
 
   async put(bytes: Buffer, opts: { contentType: string; ttlSeconds: number }): Promise<BlobMeta> {
-    const createdAt = Date.now();
-    const row: BlobRow = {
-      key: newBlobKey(),
-      content_type: opts.contentType,
-      size: bytes.length,
-      created_at: createdAt,
-      expires_at: createdAt + opts.ttlSeconds * 1000,
-    };
+    const row = newBlobRow(newBlobKey(), bytes, opts);
     await this.pool.query(
       'INSERT INTO blobs (key, content_type, size, bytes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
       [row.key, row.content_type, row.size, bytes, row.created_at, row.expires_at],
