@@ -61,6 +61,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
 /** Any constant both replicas agree on: the key of the advisory lock held while migrating. */
 const MIGRATION_LOCK_KEY = 0x6d6474_0001;
 const INT8_OID = 20;
+/** A request waits this long for a connection, then fails (500, retryable) rather than hang. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /** BIGINT columns hold epoch milliseconds and counts, all well inside a double: read them as numbers. */
 const types = {
@@ -74,7 +76,7 @@ export async function openPostgres(
   poolSize: number,
   migrations: readonly Migration[] = POSTGRES_MIGRATIONS,
 ): Promise<pg.Pool> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
   // An idle client that loses its connection emits this; the pool drops it and opens another.
   pool.on('error', () => undefined);
   try {
@@ -83,8 +85,16 @@ export async function openPostgres(
   } catch (error) {
     await pool.end();
     if (error instanceof GatewayError) throw error;
-    throw new GatewayError('internal', 'Could not open the PostgreSQL store (DATABASE_URL)', { cause: error });
+    throw new GatewayError('internal', `Could not open the PostgreSQL store (DATABASE_URL): ${connectionFailure(error)}`, {
+      cause: error,
+    });
   }
+}
+
+/** The server's or the socket's own words ("database … does not exist", ECONNREFUSED): never the URL. */
+function connectionFailure(error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string };
+  return message || code || 'unknown error';
 }
 
 /**

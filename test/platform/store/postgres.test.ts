@@ -49,6 +49,14 @@ describeWithTools('the PostgreSQL store shared by replicas', postgresMissing(), 
     expect(c!.fileUrls.verify(url1.split('/files/')[1]!)).toBe('AAAAAAAAAAAAAAAAAAAAAAAA');
   });
 
+  it('says why it cannot open the database, without the URL', async () => {
+    const missing = server.url.replace(/\/postgres$/, '/no_such_database');
+    await expect(openReplica(missing)).rejects.toMatchObject({
+      kind: 'internal',
+      message: 'Could not open the PostgreSQL store (DATABASE_URL): database "no_such_database" does not exist',
+    });
+  });
+
   it('refuses a database migrated by a newer gateway', async () => {
     const url = await server.createDatabase();
     opened.push(await openReplica(url));
