@@ -4,6 +4,13 @@
  *
  *   npm run bench:advice                               (tiny random-weight model, 25 jobs)
  *   npm run bench:advice -- --jobs 40 --shape qwen2.5-0.5b --threads 2 --parallel 2
+ *   npm run bench:advice -- --store postgres --replicas 3 --skip-engine
+ *
+ * --store postgres runs the gateway on PostgreSQL (DATABASE_URL): the one given with
+ * --database-url, or a throwaway server the test harness starts (Debian's postgresql package),
+ * committing to disk like SQLite's synchronous=FULL.
+ * --replicas N (PostgreSQL only) starts N gateways on that database, each with its own LLM
+ * process and the same --threads/--parallel, and spreads the submissions over them in turn.
  *
  * Prints submit latency (the 202 must not wait for the model), time from acceptance to the
  * stored callback, jobs per minute, and lost jobs (must be 0). Then the same drafts' model calls
@@ -30,6 +37,7 @@ import { RECEIVER_MIGRATIONS } from '../src/receiver/store.js';
 import { postJson, startLlmGateway } from '../test/support/gateway.js';
 import { ensureTestModel, SHAPES, type ShapeName } from '../test/support/models/make-test-model.js';
 import { TEST_MODELS_DIR } from '../test/support/paths.js';
+import { startPostgres } from '../test/support/postgres.js';
 import { readyStatus } from '../src/engines/readiness.js';
 
 const { values: args } = parseArgs({
@@ -38,8 +46,15 @@ const { values: args } = parseArgs({
     jobs: { type: 'string', default: '25' },
     threads: { type: 'string', default: String(availableParallelism()) },
     parallel: { type: 'string', default: '2' },
+    store: { type: 'string', default: 'sqlite' },
+    replicas: { type: 'string', default: '1' },
+    'database-url': { type: 'string' },
+    'skip-engine': { type: 'boolean', default: false },
   },
 });
+const replicaCount = Number(args.replicas);
+if (args.store !== 'sqlite' && args.store !== 'postgres') throw new Error('--store is sqlite or postgres');
+if (replicaCount > 1 && args.store !== 'postgres') throw new Error('--replicas above 1 needs --store postgres');
 const shape = args.shape as ShapeName;
 if (!(shape in SHAPES)) throw new Error(`unknown --shape ${shape}; known: ${Object.keys(SHAPES).join(', ')}`);
 const jobs = Number(args.jobs);
@@ -84,9 +99,18 @@ async function statusOf(app: FastifyInstance, requestId: string): Promise<Advice
   return response.json<AdviceJobStatus>();
 }
 
+/** The PostgreSQL the gateways share: --database-url, or a throwaway server; undefined for SQLite. */
+async function sharedDatabase(): Promise<{ url: string; stop(): Promise<void> } | undefined> {
+  if (args.store !== 'postgres') return undefined;
+  if (args['database-url']) return { url: args['database-url'], stop: async () => undefined };
+  const server = await startPostgres({ durable: true });
+  return { url: await server.createDatabase(), stop: () => server.stop() };
+}
+
 async function throughGateway(modelPath: string) {
   const receiver = await startReceiver();
-  const gateway = await startLlmGateway(modelPath, {
+  const database = await sharedDatabase();
+  const env = {
     CALLBACK_BASE_URL: receiver.url,
     CALLBACK_SECRET: SECRET,
     LLM_THREADS: args.threads,
@@ -94,12 +118,16 @@ async function throughGateway(modelPath: string) {
     ADVICE_CONCURRENCY: args.parallel,
     ADVICE_DRAFT_ATTEMPTS: '1',
     LOG_LEVEL: 'error',
-  });
+    ...(database ? { DATABASE_URL: database.url } : {}),
+  };
+  const gateways = await Promise.all(Array.from({ length: replicaCount }, () => startLlmGateway(modelPath, env)));
+  const gateway = gateways[0]!;
   try {
-    const base = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+    const bases = await Promise.all(gateways.map((replica) => replica.app.listen({ host: '127.0.0.1', port: 0 })));
+    let turn = 0;
     const submit = async (id: string) => {
       const t = performance.now();
-      const response = await postJson(`${base}/ai/v1/report-advice-draft`, request(id));
+      const response = await postJson(`${bases[turn++ % bases.length]}/ai/v1/report-advice-draft`, request(id));
       if (response.status !== 202) throw new Error(`submission answered ${response.status}: ${response.body}`);
       return performance.now() - t;
     };
@@ -120,8 +148,9 @@ async function throughGateway(modelPath: string) {
     const states = Object.fromEntries(ADVICE_JOB_STATES.map((state) => [state, statuses.filter((s) => s.state === state).length]));
     return { alone, burst, toCallback, wallMs, states, outcomes: statuses.map((s) => s.outcome), stored: receiver.reports() };
   } finally {
-    await gateway.close();
+    await Promise.all(gateways.map((replica) => replica.close()));
     await receiver.close();
+    await database?.stop();
   }
 }
 
@@ -152,9 +181,12 @@ async function onEngineAlone(modelPath: string): Promise<number> {
 
 async function main(): Promise<void> {
   const model = await ensureTestModel({ modelsDir: TEST_MODELS_DIR, shape });
-  console.log(`model ${model.path} (${shape}), ${jobs} jobs, threads ${args.threads}, parallel ${args.parallel}\n`);
+  console.log(
+    `model ${model.path} (${shape}), ${jobs} jobs, threads ${args.threads}, parallel ${args.parallel}, ` +
+      `store ${args.store}, ${replicaCount} replica(s)\n`,
+  );
   const gateway = await throughGateway(model.path);
-  const engineMs = await onEngineAlone(model.path);
+  const engineMs = args['skip-engine'] ? undefined : await onEngineAlone(model.path);
   const perMinute = (wall: number) => (jobs / wall) * 60_000;
   const lost = jobs - gateway.stored;
   const succeeded = gateway.outcomes.filter((o) => o === 'succeeded').length;
@@ -166,7 +198,8 @@ async function main(): Promise<void> {
   console.log(`states             ${JSON.stringify(gateway.states)}  (drafts succeeded ${succeeded}, failed ${jobs - succeeded})`);
   console.log(`stored by receiver ${gateway.stored}/${jobs}, lost ${lost}`);
   console.log('');
-  console.log(`jobs/minute        gateway ${perMinute(gateway.wallMs).toFixed(1)}   engine alone ${perMinute(engineMs).toFixed(1)}   ratio ${(engineMs / gateway.wallMs).toFixed(2)}`);
+  const baseline = engineMs === undefined ? '' : `   engine alone ${perMinute(engineMs).toFixed(1)}   ratio ${(engineMs / gateway.wallMs).toFixed(2)}`;
+  console.log(`jobs/minute        gateway ${perMinute(gateway.wallMs).toFixed(1)}${baseline}`);
   if (lost > 0) process.exitCode = 1;
 }
 

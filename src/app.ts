@@ -47,10 +47,12 @@ const FILE_TOKEN_MAX_CHARS = 512;
 
 /** Opens the stores, starts the engines loading and AI-3's job runner. */
 async function startServices({ config, logger, ...options }: AppOptions): Promise<Services> {
-  const stores = openStores({
+  const { databaseUrl } = config.server;
+  const stores = await openStores({
     dataDir: config.server.dataDir,
     publicBaseUrl: config.server.publicBaseUrl,
     ...(config.security.fileSigningSecret ? { signingSecret: config.security.fileSigningSecret } : {}),
+    ...(databaseUrl ? { database: { url: databaseUrl, poolSize: config.server.databasePoolSize } } : {}),
   });
   const metrics = new Metrics(
     {
@@ -119,7 +121,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clearInterval(sweeper);
     await services.adviceJobs.close();
     await services.engines.close();
-    services.stores.close();
+    await services.stores.close();
   });
   return app;
 }

@@ -107,6 +107,7 @@ export const types = {
     z.url({ protocol: /^https?$/ }).transform((v) => v.replace(/\/+$/, '')),
     'http(s) URL, trailing `/` removed',
   ),
+  postgresUrl: type(z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must start with postgres://'), '`postgres://user:password@host:port/database`'),
   port: type(intRange(0, 65_535), '0–65535'),
   positiveInt: type(intRange(1), 'positive integer'),
   nonNegativeInt: type(intRange(0), 'integer ≥ 0'),

@@ -33,7 +33,19 @@ export const SETTINGS = {
       env: 'DATA_DIR',
       type: types.path,
       default: './data',
-      doc: '`gateway.sqlite` (artifact cache, AI-3 jobs, blob index), `blobs/` (produced files), `file-signing.key`; created with mode 0700. One gateway process per `DATA_DIR`',
+      doc: '`gateway.sqlite` (artifact cache, AI-3 jobs, blob index), `blobs/` (produced files), `file-signing.key`; created with mode 0700. One gateway process per `DATA_DIR`. Unused by the stores when `DATABASE_URL` is set',
+    }),
+    databaseUrl: setting({
+      env: 'DATABASE_URL',
+      type: types.postgresUrl,
+      defaultDoc: 'none (SQLite in `DATA_DIR`)',
+      doc: 'PostgreSQL shared by several gateway replicas: AI-3 jobs, the artifact cache, produced files (as `bytea`) and the file-link key live there instead of `DATA_DIR`; migrations run once under an advisory lock',
+    }),
+    databasePoolSize: setting({
+      env: 'DATABASE_POOL_SIZE',
+      type: types.positiveInt,
+      default: 8,
+      doc: 'PostgreSQL connections per replica (with `DATABASE_URL`)',
     }),
     bodyLimitBytes: setting({
       env: 'BODY_LIMIT_BYTES',
@@ -89,7 +101,7 @@ export const SETTINGS = {
       env: 'FILE_SIGNING_SECRET',
       type: types.secret(32),
       defaultDoc: 'generated',
-      doc: 'HMAC key of `/files/` links. Unset: a random 32-byte key is created once in `DATA_DIR/file-signing.key` (mode 0600) and reused',
+      doc: 'HMAC key of `/files/` links. Unset: a random 32-byte key is created once in `DATA_DIR/file-signing.key` (mode 0600), or in PostgreSQL with `DATABASE_URL` (shared by the replicas), and reused',
     }),
     fileUrlTtlSeconds: setting({
       env: 'FILE_URL_TTL_SECONDS',
@@ -184,6 +196,12 @@ export const SETTINGS = {
       type: types.positiveInt,
       default: 10 * 60 * 1000,
       doc: 'longest one draft attempt may take (used instead of `LLM_TIMEOUT_MS`)',
+    }),
+    leaseMs: setting({
+      env: 'ADVICE_LEASE_MS',
+      type: types.intAtLeast(1000),
+      default: 30_000,
+      doc: 'a gateway holds a draft it works on for this long, renewed every third of it; with `DATABASE_URL`, another replica takes the job once a dead replica\'s lease ends. Also the margin of a delivery\'s lease beyond `CALLBACK_TIMEOUT_MS`',
     }),
     retentionDays: setting({
       env: 'ADVICE_RETENTION_DAYS',

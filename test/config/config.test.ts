@@ -22,6 +22,8 @@ describe('loadConfig defaults', () => {
       host: '0.0.0.0',
       port: 8080,
       dataDir: './data',
+      databaseUrl: undefined,
+      databasePoolSize: 8,
       publicBaseUrl: 'http://localhost:8080',
       logLevel: 'info',
       bodyLimitBytes: 2 * 1024 * 1024,
@@ -65,7 +67,7 @@ describe('loadConfig defaults', () => {
       retryMaxDelayMs: 3_600_000,
       retryHorizonMs: 86_400_000,
     });
-    expect(config.advice).toEqual({ concurrency: 1, draftAttempts: 3, timeoutMs: 600_000, retentionDays: 7 });
+    expect(config.advice).toEqual({ concurrency: 1, draftAttempts: 3, timeoutMs: 600_000, leaseMs: 30_000, retentionDays: 7 });
     expect(config.fetch).toEqual({
       allowHosts: [],
       allowLoopback: false,
@@ -121,11 +123,13 @@ describe('loadConfig defaults', () => {
       LLM_MAX_RUNNING: '4',
       OCR_MAX_QUEUED: '0',
       ASR_QUEUE_TIMEOUT_MS: '1000',
+      DATABASE_URL: 'postgres://gateway:secret@db.hospital.local:5432/gateway',
     });
     expect(config.server).toMatchObject({
       host: '127.0.0.1',
       port: 3000,
       dataDir: '/var/lib/gateway',
+      databaseUrl: 'postgres://gateway:secret@db.hospital.local:5432/gateway',
       logLevel: 'debug',
       shutdownTimeoutMs: 500,
       publicBaseUrl: 'http://localhost:3000',
@@ -296,6 +300,10 @@ describe('loadConfig reads numbers strictly', () => {
 
   it.each(['0x1F90', '1e3', '80.5', '+80', '8 080'])('refuses PORT=%s', (port) => {
     expect(() => loadConfig({ PORT: port })).toThrow(/PORT/);
+  });
+
+  it.each(['mysql://db/gateway', 'db.local:5432', 'postgres://'])('refuses DATABASE_URL=%s', (url) => {
+    expect(() => loadConfig({ DATABASE_URL: url })).toThrow(/DATABASE_URL/);
   });
 });
 

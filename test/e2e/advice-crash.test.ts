@@ -4,16 +4,15 @@
  * drafting and during delivery. At the end every accepted job has exactly one callback
  * stored by the receiver, under one webhook-id: accepted = delivered, zero lost.
  */
-import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ensureTestModel } from '../support/models/make-test-model.js';
+import { adviceGatewayEnv, adviceRequest as body, anyInState, jobState } from '../support/advice-jobs.js';
 import { postJson } from '../support/gateway.js';
-import { NEUTRAL_GATEWAY_ENV, freePort, spawnFromSource } from '../support/processes.js';
+import { ProcessSet, freePort, until } from '../support/processes.js';
 import { TEST_MODELS_DIR } from '../support/paths.js';
 
 const SECRET = 'crash-test-secret-0123456789';
@@ -22,7 +21,9 @@ const ROUNDS = ['before drafting', 'during drafting', 'during delivery', 'at a r
 
 let dir: string;
 let model: string;
-const children = new Set<ChildProcess>();
+const processes = new ProcessSet();
+const start = processes.start.bind(processes);
+const kill = processes.kill.bind(processes);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'advice-crash-'));
@@ -30,35 +31,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
+  await processes.killAll();
   await rm(dir, { recursive: true, force: true });
 });
-
-async function waitForLine(child: ChildProcess, text: string): Promise<void> {
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (output.includes(text)) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`exited (${code}) before logging "${text}"`)));
-  });
-}
-
-async function start(entry: string, env: Record<string, string>, readyLine: string): Promise<ChildProcess> {
-  const child = spawnFromSource(entry, env, 'inherit');
-  children.add(child);
-  await waitForLine(child, readyLine);
-  return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGKILL');
-  await exited;
-  children.delete(child);
-}
 
 const startReceiver = (port: number) =>
   start(
@@ -70,54 +45,9 @@ const startReceiver = (port: number) =>
 const startGateway = (port: number, receiverPort: number) =>
   start(
     'src/main.ts',
-    {
-      ...NEUTRAL_GATEWAY_ENV,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: join(dir, 'gateway'),
-      MODELS_DIR: TEST_MODELS_DIR,
-      LLM_MODEL: model,
-      LLM_THREADS: '1',
-      LLM_PARALLEL: '2',
-      ADVICE_CONCURRENCY: '2',
-      ADVICE_DRAFT_ATTEMPTS: '1',
-      CALLBACK_BASE_URL: `http://127.0.0.1:${receiverPort}`,
-      CALLBACK_SECRET: SECRET,
-      CALLBACK_RETRY_BASE_MS: '50',
-      CALLBACK_RETRY_MAX_DELAY_MS: '400',
-      LOG_LEVEL: 'info',
-    },
+    adviceGatewayEnv({ port, dataDir: join(dir, 'gateway'), model, receiverPort, secret: SECRET }),
     'gateway started',
   );
-
-const body = (requestId: string) => ({
-  request_id: requestId,
-  cancer_type: '肺癌',
-  case_summary: { diagnosis: '右肺腺癌 cT2aN2M0', key_question: '是否手术' },
-  dept_opinions: [
-    { dept: '胸外科', content: '建议新辅助治疗后评估手术。', supplements: [{ doctor: '张医生', content: '完善PET-CT。' }] },
-    { dept: '肿瘤内科', content: '建议靶向治疗。', supplements: [] },
-  ],
-});
-
-async function jobState(port: number, requestId: string): Promise<string | undefined> {
-  const response = await fetch(`http://127.0.0.1:${port}/ai/v1/report-advice-draft/${requestId}`).catch(() => undefined);
-  return response?.ok ? ((await response.json()) as { state: string }).state : undefined;
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return false;
-}
-
-async function anyInState(port: number, ids: string[], states: string[]): Promise<boolean> {
-  for (const id of ids) if (states.includes((await jobState(port, id)) ?? '')) return true;
-  return false;
-}
 
 it(
   'every accepted job ends in exactly one stored callback, through repeated kill -9 of gateway and receiver',

@@ -7,10 +7,10 @@ let stores: Stores;
 
 beforeAll(async () => {
   gateway = await startGateway({ PUBLIC_BASE_URL: 'http://gateway.hospital.local:8080/' });
-  stores = openStores({ dataDir: gateway.dataDir, publicBaseUrl: gateway.config.server.publicBaseUrl });
+  stores = await openStores({ dataDir: gateway.dataDir, publicBaseUrl: gateway.config.server.publicBaseUrl });
 });
 afterAll(async () => {
-  stores.close();
+  await stores.close();
   await gateway.close();
 });
 

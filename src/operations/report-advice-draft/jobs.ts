@@ -16,8 +16,6 @@ import { draftAdvice } from './draft.js';
 import { ADVICE_PROMPT_VERSION } from './prompts.js';
 import { AdviceJobRunner, type AdviceRunnerHooks } from './runner.js';
 
-/** The POST's own timeout plus room to record its outcome. */
-const DELIVERY_LEASE_MARGIN_MS = 30_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface AdviceJobs {
@@ -45,7 +43,9 @@ export function createAdviceJobs({ config, engines, store, logger, observe }: De
       draftConcurrency: config.advice.concurrency,
       draftAttempts: config.advice.draftAttempts,
       deliveryConcurrency: 4,
-      deliveryLeaseMs: callback.timeoutMs + DELIVERY_LEASE_MARGIN_MS,
+      draftLeaseMs: config.advice.leaseMs,
+      // The POST's own timeout plus room to record its outcome.
+      deliveryLeaseMs: callback.timeoutMs + config.advice.leaseMs,
       retry: { baseDelayMs: callback.retryBaseMs, maxDelayMs: callback.retryMaxDelayMs, horizonMs: callback.retryHorizonMs },
       retentionMs: config.advice.retentionDays * DAY_MS,
     },

@@ -11,6 +11,10 @@ import { ADVICE_JOB_STATES, type AdviceJobState } from '../../contract/advice.js
  *
  * The request text is kept only until the draft is done, the callback body only until it is
  * delivered: an operator's view of a job (`AdviceJobView`) never holds patient text.
+ *
+ * A claimed draft or delivery is leased (`next_run_at` is the lease's end while it runs) and
+ * fenced by its attempt number: what a gateway records about a claim it no longer holds (its
+ * lease ended and another gateway took the job) changes nothing.
  */
 
 export type AdviceOutcome = 'succeeded' | 'failed';
@@ -24,17 +28,19 @@ export interface NewAdviceJob {
 
 export type SubmitResult = { created: true } | { created: false; sameBody: boolean };
 
-export interface ClaimedDraft {
+/** A draft or delivery a gateway holds: the job and the attempt it counted when claiming it. */
+export interface JobClaim {
   requestId: string;
-  requestJson: string;
   attempt: number;
 }
 
-export interface ClaimedDelivery {
-  requestId: string;
+export interface ClaimedDraft extends JobClaim {
+  requestJson: string;
+}
+
+export interface ClaimedDelivery extends JobClaim {
   webhookId: string;
   callbackJson: string;
-  attempt: number;
   firstDeliveryAt: number;
   acceptedAt: number;
 }
@@ -67,33 +73,51 @@ export interface AdviceJobView {
   events: AdviceJobEvent[];
 }
 
-/** Async so a networked store (e.g. Redis) can take its place for several gateway nodes. */
+/**
+ * Async so a networked store can take its place: SQLite for one gateway (`SqliteAdviceJobStore`),
+ * PostgreSQL for several replicas (`PostgresAdviceJobStore`). The methods taking a claim return
+ * false, recording nothing, when the claim was lost.
+ */
 export interface AdviceJobStore {
   /** Creates the job unless its request_id exists; then tells whether the stored body is the same. */
   submit(job: NewAdviceJob, now: number): Promise<SubmitResult>;
-  /** After a restart: drafts that were running start again; returns how many. */
+  /**
+   * At start: drafts a crash interrupted start again; returns how many. SQLite (one gateway):
+   * every running draft. PostgreSQL: those whose lease has ended (other replicas hold the rest).
+   */
   requeueInterrupted(now: number): Promise<number>;
-  /** The oldest due queued job, now running; its draft attempt counted. */
-  claimDraft(now: number): Promise<ClaimedDraft | undefined>;
+  /**
+   * The oldest due queued job (on PostgreSQL also a running one whose lease ended), now running
+   * and leased until `leaseUntil`; its draft attempt counted.
+   */
+  claimDraft(now: number, leaseUntil: number): Promise<ClaimedDraft | undefined>;
+  /** Extends the lease of a draft still held. */
+  renewDraft(claim: JobClaim, leaseUntil: number): Promise<boolean>;
   /** A draft attempt failed but may be tried again at `retryAt`. */
-  retryDraft(requestId: string, retryAt: number, reason: string, now: number): Promise<void>;
+  retryDraft(claim: JobClaim, retryAt: number, reason: string, now: number): Promise<boolean>;
   /** The draft is done (or failed for good): the callback body replaces the request text. */
-  finishDraft(requestId: string, result: DraftResult, now: number): Promise<void>;
+  finishDraft(claim: JobClaim, result: DraftResult, now: number): Promise<boolean>;
   /**
    * The oldest job whose callback is due, its attempt counted and recorded before the POST, so
    * a crash mid-delivery repeats it. It is not due again before `leaseUntil`.
    */
   claimDelivery(now: number, leaseUntil: number): Promise<ClaimedDelivery | undefined>;
-  recordDelivery(requestId: string, attempt: string, next: DeliveryNext, now: number): Promise<void>;
+  recordDelivery(claim: JobClaim, detail: string, next: DeliveryNext, now: number): Promise<boolean>;
   /** When the earliest queued job and the earliest callback fall due; undefined where none waits. */
   nextDueAt(): Promise<{ draft: number | undefined; delivery: number | undefined }>;
   find(requestId: string): Promise<AdviceJobView | undefined>;
   countByState(): Promise<Record<AdviceJobState, number>>;
   /** Deletes delivered and dead jobs last changed before `before`; returns how many. */
   purgeFinished(before: number): Promise<number>;
+  /**
+   * Calls `listener` when any gateway sharing the store accepts a job or puts a draft back, so
+   * an idle replica takes it at once rather than at its next poll; resolves to the unsubscribe
+   * function. Absent where only this gateway submits (SQLite).
+   */
+  subscribe?(listener: () => void): Promise<() => Promise<void>>;
 }
 
-interface JobRow {
+export interface JobRow {
   request_id: string;
   body_sha256: string;
   request_json: string | null;
@@ -113,8 +137,43 @@ interface JobRow {
 
 /** Drafted jobs whose callback is still to be delivered. */
 const DELIVERABLE_STATES: ReadonlySet<AdviceJobState> = new Set(['succeeded', 'failed', 'delivering']);
-const DELIVERABLE = `(${[...DELIVERABLE_STATES].map((state) => `'${state}'`).join(', ')})`;
-const FINISHED = "('delivered', 'dead')";
+export const DELIVERABLE = `(${[...DELIVERABLE_STATES].map((state) => `'${state}'`).join(', ')})`;
+export const FINISHED = "('delivered', 'dead')";
+
+/** What `find` shows of a stored job and its history. */
+export function jobView(row: JobRow, events: AdviceJobEvent[]): AdviceJobView {
+  const waiting = row.state === 'queued' || DELIVERABLE_STATES.has(row.state);
+  return {
+    requestId: row.request_id,
+    state: row.state,
+    outcome: row.outcome,
+    error: row.error_kind === null ? null : { kind: row.error_kind, message: row.error_message ?? '' },
+    webhookId: row.webhook_id,
+    draftAttempts: row.draft_attempts,
+    deliveryAttempts: row.delivery_attempts,
+    nextRunAt: waiting ? row.next_run_at : null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    events,
+  };
+}
+
+export function emptyStateCounts(): Record<AdviceJobState, number> {
+  return Object.fromEntries(ADVICE_JOB_STATES.map((state) => [state, 0])) as Record<AdviceJobState, number>;
+}
+
+export function claimedDelivery(row: JobRow, callbackJson: string, attempt: number, now: number): ClaimedDelivery {
+  return {
+    requestId: row.request_id,
+    webhookId: row.webhook_id,
+    callbackJson,
+    attempt,
+    firstDeliveryAt: row.first_delivery_at ?? now,
+    acceptedAt: row.created_at,
+  };
+}
+
+export const draftedEvent = (result: DraftResult) => (result.error ? `${result.outcome}: ${result.error.kind}` : result.outcome);
 
 export class SqliteAdviceJobStore implements AdviceJobStore {
   private readonly statements;
@@ -133,16 +192,25 @@ export class SqliteAdviceJobStore implements AdviceJobStore {
       ),
       running: db.prepare<[], { request_id: string }>("SELECT request_id FROM advice_jobs WHERE state = 'running'"),
       requeue: db.prepare("UPDATE advice_jobs SET state = 'queued', next_run_at = ?, updated_at = ? WHERE request_id = ?"),
+      retry: db.prepare(
+        `UPDATE advice_jobs SET state = 'queued', next_run_at = @retryAt, updated_at = @now
+         WHERE request_id = @requestId AND state = 'running' AND draft_attempts = @attempt`,
+      ),
+      renew: db.prepare(
+        `UPDATE advice_jobs SET next_run_at = @leaseUntil
+         WHERE request_id = @requestId AND state = 'running' AND draft_attempts = @attempt`,
+      ),
       dueDraft: db.prepare<[number], JobRow>(
         "SELECT * FROM advice_jobs WHERE state = 'queued' AND next_run_at <= ? ORDER BY next_run_at, created_at LIMIT 1",
       ),
       startDraft: db.prepare(
-        "UPDATE advice_jobs SET state = 'running', draft_attempts = draft_attempts + 1, updated_at = ? WHERE request_id = ?",
+        `UPDATE advice_jobs SET state = 'running', draft_attempts = draft_attempts + 1, next_run_at = ?, updated_at = ?
+         WHERE request_id = ?`,
       ),
       finishDraft: db.prepare(
         `UPDATE advice_jobs SET state = @outcome, outcome = @outcome, request_json = NULL, callback_json = @callbackJson,
            error_kind = @errorKind, error_message = @errorMessage, next_run_at = @now, updated_at = @now
-         WHERE request_id = @requestId`,
+         WHERE request_id = @requestId AND state = 'running' AND draft_attempts = @attempt`,
       ),
       dueDelivery: db.prepare<[number], JobRow>(
         `SELECT * FROM advice_jobs WHERE state IN ${DELIVERABLE} AND next_run_at <= ? ORDER BY next_run_at, created_at LIMIT 1`,
@@ -155,7 +223,7 @@ export class SqliteAdviceJobStore implements AdviceJobStore {
       endDelivery: db.prepare(
         `UPDATE advice_jobs SET state = @state, next_run_at = @nextRunAt, updated_at = @now,
            callback_json = CASE WHEN @state = 'delivered' THEN NULL ELSE callback_json END
-         WHERE request_id = @requestId`,
+         WHERE request_id = @requestId AND state = 'delivering' AND delivery_attempts = @attempt`,
       ),
       nextDue: db.prepare<[], { draft: number | null; delivery: number | null }>(
         `SELECT (SELECT MIN(next_run_at) FROM advice_jobs WHERE state = 'queued') AS draft,
@@ -190,28 +258,31 @@ export class SqliteAdviceJobStore implements AdviceJobStore {
         }
         return interrupted.length;
       }),
-      claimDraft: db.transaction((now: number): ClaimedDraft | undefined => {
+      claimDraft: db.transaction((now: number, leaseUntil: number): ClaimedDraft | undefined => {
         const row = statements.dueDraft.get(now);
         if (!row || row.request_json === null) return undefined;
-        statements.startDraft.run(now, row.request_id);
+        statements.startDraft.run(leaseUntil, now, row.request_id);
         const attempt = row.draft_attempts + 1;
         record(row.request_id, now, 'draft_started', `attempt ${attempt}`);
         return { requestId: row.request_id, requestJson: row.request_json, attempt };
       }),
-      retryDraft: db.transaction((requestId: string, retryAt: number, reason: string, now: number) => {
-        statements.requeue.run(retryAt, now, requestId);
-        record(requestId, now, 'draft_retry', reason);
+      retryDraft: db.transaction((claim: JobClaim, retryAt: number, reason: string, now: number): boolean => {
+        if (statements.retry.run({ ...claim, retryAt, now }).changes === 0) return false;
+        record(claim.requestId, now, 'draft_retry', reason);
+        return true;
       }),
-      finishDraft: db.transaction((requestId: string, result: DraftResult, now: number) => {
-        statements.finishDraft.run({
-          requestId,
+      finishDraft: db.transaction((claim: JobClaim, result: DraftResult, now: number): boolean => {
+        const { changes } = statements.finishDraft.run({
+          ...claim,
           outcome: result.outcome,
           callbackJson: result.callbackJson,
           errorKind: result.error?.kind ?? null,
           errorMessage: result.error?.message ?? null,
           now,
         });
-        record(requestId, now, 'drafted', result.error ? `${result.outcome}: ${result.error.kind}` : result.outcome);
+        if (changes === 0) return false;
+        record(claim.requestId, now, 'drafted', draftedEvent(result));
+        return true;
       }),
       claimDelivery: db.transaction((now: number, leaseUntil: number): ClaimedDelivery | undefined => {
         const row = statements.dueDelivery.get(now);
@@ -219,20 +290,14 @@ export class SqliteAdviceJobStore implements AdviceJobStore {
         statements.startDelivery.run({ requestId: row.request_id, now, leaseUntil });
         const attempt = row.delivery_attempts + 1;
         record(row.request_id, now, 'delivery_started', `attempt ${attempt}`);
-        return {
-          requestId: row.request_id,
-          webhookId: row.webhook_id,
-          callbackJson: row.callback_json,
-          attempt,
-          firstDeliveryAt: row.first_delivery_at ?? now,
-          acceptedAt: row.created_at,
-        };
+        return claimedDelivery(row, row.callback_json, attempt, now);
       }),
-      recordDelivery: db.transaction((requestId: string, attempt: string, next: DeliveryNext, now: number) => {
+      recordDelivery: db.transaction((claim: JobClaim, detail: string, next: DeliveryNext, now: number): boolean => {
         const nextRunAt = next.state === 'delivering' ? next.retryAt : now;
-        statements.endDelivery.run({ requestId, state: next.state, nextRunAt, now });
-        record(requestId, now, 'delivery_attempt', attempt);
-        if (next.state !== 'delivering') record(requestId, now, next.state);
+        if (statements.endDelivery.run({ ...claim, state: next.state, nextRunAt, now }).changes === 0) return false;
+        record(claim.requestId, now, 'delivery_attempt', detail);
+        if (next.state !== 'delivering') record(claim.requestId, now, next.state);
+        return true;
       }),
     };
   }
@@ -245,24 +310,28 @@ export class SqliteAdviceJobStore implements AdviceJobStore {
     return this.transactions.requeueInterrupted(now);
   }
 
-  async claimDraft(now: number): Promise<ClaimedDraft | undefined> {
-    return this.transactions.claimDraft(now);
+  async claimDraft(now: number, leaseUntil: number): Promise<ClaimedDraft | undefined> {
+    return this.transactions.claimDraft(now, leaseUntil);
   }
 
-  async retryDraft(requestId: string, retryAt: number, reason: string, now: number): Promise<void> {
-    this.transactions.retryDraft(requestId, retryAt, reason, now);
+  async renewDraft(claim: JobClaim, leaseUntil: number): Promise<boolean> {
+    return this.statements.renew.run({ ...claim, leaseUntil }).changes > 0;
   }
 
-  async finishDraft(requestId: string, result: DraftResult, now: number): Promise<void> {
-    this.transactions.finishDraft(requestId, result, now);
+  async retryDraft(claim: JobClaim, retryAt: number, reason: string, now: number): Promise<boolean> {
+    return this.transactions.retryDraft(claim, retryAt, reason, now);
+  }
+
+  async finishDraft(claim: JobClaim, result: DraftResult, now: number): Promise<boolean> {
+    return this.transactions.finishDraft(claim, result, now);
   }
 
   async claimDelivery(now: number, leaseUntil: number): Promise<ClaimedDelivery | undefined> {
     return this.transactions.claimDelivery(now, leaseUntil);
   }
 
-  async recordDelivery(requestId: string, attempt: string, next: DeliveryNext, now: number): Promise<void> {
-    this.transactions.recordDelivery(requestId, attempt, next, now);
+  async recordDelivery(claim: JobClaim, detail: string, next: DeliveryNext, now: number): Promise<boolean> {
+    return this.transactions.recordDelivery(claim, detail, next, now);
   }
 
   async nextDueAt(): Promise<{ draft: number | undefined; delivery: number | undefined }> {
@@ -272,25 +341,11 @@ export class SqliteAdviceJobStore implements AdviceJobStore {
 
   async find(requestId: string): Promise<AdviceJobView | undefined> {
     const row = this.statements.select.get(requestId);
-    if (!row) return undefined;
-    const waiting = row.state === 'queued' || DELIVERABLE_STATES.has(row.state);
-    return {
-      requestId: row.request_id,
-      state: row.state,
-      outcome: row.outcome,
-      error: row.error_kind === null ? null : { kind: row.error_kind, message: row.error_message ?? '' },
-      webhookId: row.webhook_id,
-      draftAttempts: row.draft_attempts,
-      deliveryAttempts: row.delivery_attempts,
-      nextRunAt: waiting ? row.next_run_at : null,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      events: this.statements.events.all(requestId),
-    };
+    return row ? jobView(row, this.statements.events.all(requestId)) : undefined;
   }
 
   async countByState(): Promise<Record<AdviceJobState, number>> {
-    const counts = Object.fromEntries(ADVICE_JOB_STATES.map((state) => [state, 0])) as Record<AdviceJobState, number>;
+    const counts = emptyStateCounts();
     for (const { state, count } of this.statements.countByState.all()) counts[state] = count;
     return counts;
   }

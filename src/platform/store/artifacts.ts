@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type pg from 'pg';
 import { GatewayError } from '../../errors.js';
 
 export interface StoredArtifact {
@@ -34,13 +35,38 @@ export class SqliteArtifactStore implements ArtifactStore {
 
   async get(key: string): Promise<StoredArtifact | null> {
     const row = this.selectByKey.get(key);
-    if (row === undefined) return null;
-    return { key: row.key, value: JSON.parse(row.value) as unknown, createdAt: new Date(row.created_at) };
+    return row === undefined ? null : toArtifact(row);
   }
 
   async put(key: string, value: unknown): Promise<void> {
-    const json = JSON.stringify(value) as string | undefined;
-    if (json === undefined) throw new GatewayError('internal', `Artifact ${key} has no JSON representation`);
-    this.upsert.run(key, json, Date.now());
+    this.upsert.run(key, artifactJson(key, value), Date.now());
+  }
+}
+
+function artifactJson(key: string, value: unknown): string {
+  const json = JSON.stringify(value) as string | undefined;
+  if (json === undefined) throw new GatewayError('internal', `Artifact ${key} has no JSON representation`);
+  return json;
+}
+
+function toArtifact(row: ArtifactRow): StoredArtifact {
+  return { key: row.key, value: JSON.parse(row.value) as unknown, createdAt: new Date(row.created_at) };
+}
+
+/** The cache shared by every replica on one PostgreSQL: a repeat on another replica is a hit. */
+export class PostgresArtifactStore implements ArtifactStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async get(key: string): Promise<StoredArtifact | null> {
+    const { rows } = await this.pool.query<ArtifactRow>('SELECT key, value, created_at FROM artifacts WHERE key = $1', [key]);
+    return rows[0] === undefined ? null : toArtifact(rows[0]);
+  }
+
+  async put(key: string, value: unknown): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO artifacts (key, value, created_at) VALUES ($1, $2, $3)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at`,
+      [key, artifactJson(key, value), Date.now()],
+    );
   }
 }

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { open as openFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type Database from 'better-sqlite3';
+import type pg from 'pg';
 
 export interface BlobMeta {
   key: string;
@@ -41,6 +43,11 @@ function newBlobKey(): string {
   return randomBytes(18).toString('base64url');
 }
 
+function newBlobRow(key: string, bytes: Buffer, opts: { contentType: string; ttlSeconds: number }): BlobRow {
+  const createdAt = Date.now();
+  return { key, content_type: opts.contentType, size: bytes.length, created_at: createdAt, expires_at: createdAt + opts.ttlSeconds * 1000 };
+}
+
 function toMeta(row: BlobRow): BlobMeta {
   return {
     key: row.key,
@@ -74,14 +81,7 @@ export class LocalBlobStore implements BlobStore {
   async put(bytes: Buffer, opts: { contentType: string; ttlSeconds: number }): Promise<BlobMeta> {
     const key = newBlobKey();
     await this.writeAtomically(key, bytes);
-    const createdAt = Date.now();
-    const row: BlobRow = {
-      key,
-      content_type: opts.contentType,
-      size: bytes.length,
-      created_at: createdAt,
-      expires_at: createdAt + opts.ttlSeconds * 1000,
-    };
+    const row = newBlobRow(key, bytes, opts);
     try {
       this.insertRow.run(row);
     } catch (error) {
@@ -131,4 +131,40 @@ export class LocalBlobStore implements BlobStore {
 function nullWhenMissing(error: unknown): null {
   if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
   throw error;
+}
+
+/**
+ * Produced files in PostgreSQL (bytea), so a link minted by one replica is served by every other
+ * without a shared volume. A produced file is a few MB at most, read once or twice.
+ */
+export class PostgresBlobStore implements BlobStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async put(bytes: Buffer, opts: { contentType: string; ttlSeconds: number }): Promise<BlobMeta> {
+    const row = newBlobRow(newBlobKey(), bytes, opts);
+    await this.pool.query(
+      'INSERT INTO blobs (key, content_type, size, bytes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
+      [row.key, row.content_type, row.size, bytes, row.created_at, row.expires_at],
+    );
+    return toMeta(row);
+  }
+
+  async open(key: string): Promise<{ meta: BlobMeta; stream: NodeJS.ReadableStream } | null> {
+    if (!isBlobKey(key)) return null;
+    const { rows } = await this.pool.query<BlobRow & { bytes: Buffer }>(
+      'SELECT key, content_type, size, bytes, created_at, expires_at FROM blobs WHERE key = $1 AND expires_at > $2',
+      [key, Date.now()],
+    );
+    const row = rows[0];
+    return row === undefined ? null : { meta: toMeta(row), stream: Readable.from([row.bytes]) };
+  }
+
+  async delete(key: string): Promise<void> {
+    if (isBlobKey(key)) await this.pool.query('DELETE FROM blobs WHERE key = $1', [key]);
+  }
+
+  async sweepExpired(now: Date = new Date()): Promise<number> {
+    const { rowCount } = await this.pool.query('DELETE FROM blobs WHERE expires_at <= $1', [now.getTime()]);
+    return rowCount ?? 0;
+  }
 }

@@ -109,7 +109,7 @@ function appliedVersions(db: Database.Database): Set<number> {
   return new Set(rows);
 }
 
-function refuseNewerSchema(applied: Set<number>, migrations: readonly Migration[]): void {
+export function refuseNewerSchema(applied: Set<number>, migrations: readonly Migration[]): void {
   const newestKnown = Math.max(0, ...migrations.map((m) => m.version));
   const newestApplied = Math.max(0, ...applied);
   if (newestApplied > newestKnown) {

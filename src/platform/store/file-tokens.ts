@@ -104,8 +104,10 @@ function readSecretFile(keyPath: string): Buffer | null {
   return secret;
 }
 
+export const newSigningSecret = (): Buffer => randomBytes(SECRET_BYTES);
+
 function createSecretFile(keyPath: string): Buffer {
-  const secret = randomBytes(SECRET_BYTES);
+  const secret = newSigningSecret();
   try {
     writeFileSync(keyPath, secret, { mode: 0o600, flag: 'wx' });
     return secret;

@@ -1,27 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteArtifactStore } from '../../../src/platform/store/artifacts.js';
-import { openDatabase } from '../../../src/platform/store/database.js';
+import { beforeEach, expect, it } from 'vitest';
+import type { ArtifactStore } from '../../../src/platform/store/artifacts.js';
+import { describeOnEachBackend, type OpenedStores } from '../../support/store-backends.js';
 
-let dataDir: string;
-let db: Database.Database;
-let store: SqliteArtifactStore;
+describeOnEachBackend('ArtifactStore', (current) => {
+  let opened: OpenedStores;
+  let store: ArtifactStore;
 
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'gateway-artifacts-'));
-  db = openDatabase(dataDir);
-  store = new SqliteArtifactStore(db);
-});
+  beforeEach(() => {
+    opened = current();
+    store = opened.stores.artifacts;
+  });
 
-afterEach(async () => {
-  db.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
-
-describe('SqliteArtifactStore', () => {
   it('returns null for an unknown key', async () => {
     expect(await store.get('missing')).toBeNull();
   });
@@ -44,7 +33,7 @@ describe('SqliteArtifactStore', () => {
     await store.put('k', { version: 2 });
 
     expect((await store.get('k'))?.value).toEqual({ version: 2 });
-    expect(db.prepare('SELECT COUNT(*) FROM artifacts').pluck().get()).toBe(1);
+    expect(await opened.rows('SELECT key FROM artifacts')).toHaveLength(1);
   });
 
   it('rejects a value with no JSON representation', async () => {
