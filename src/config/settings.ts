@@ -198,7 +198,7 @@ export const SETTINGS = {
       env: 'LLM_BACKEND',
       type: oneOf('local', 'openai'),
       default: 'local',
-      doc: "`local`: node-llama-cpp runs `LLM_MODEL` in a child process; `openai`: an OpenAI-compatible model server (vLLM, llama-server, Ollama) at `LLM_BASE_URL` serves `LLM_MODEL_NAME` (operator's guide, \"Remote model servers\")",
+      doc: "`local`: node-llama-cpp runs `LLM_MODEL` in a child process; `openai`: an OpenAI-compatible model server (vLLM, llama-server, Ollama) at `LLM_BASE_URL` serves `LLM_MODEL_NAME` (operator's guide §6.6)",
     }),
     model: setting({
       env: 'LLM_MODEL',
