@@ -9,13 +9,15 @@
  *   - The server's answers map to error kinds honestly: 429 overloaded, 503 unavailable for
  *     now, other 5xx and lost connections engine_failed (all retryable); its 4xx are not.
  * The server is an address the operator configured and trusts (often on the LAN or loopback),
- * so the file fetcher's address rules do not apply to it. Nothing here logs prompts or answers.
+ * so the file fetcher's address rules do not apply to it (http-json.ts, not safe fetch). Nothing
+ * here logs prompts or answers.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GatewayError, isGatewayError } from '../../errors.js';
+import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { EngineState, EngineStatus, LlmEngine, LlmJsonRequest } from '../types.js';
 import { parseAnswer } from './answer.js';
+import { requestJson, type JsonAnswer } from './http-json.js';
 import { responseFormatSchemaFor } from './json-schema.js';
 
 export interface OpenAiEngineOptions {
@@ -119,7 +121,8 @@ export class OpenAiEngine implements LlmEngine {
     this.closed = true;
     this.stopPolling.abort();
     this.wake?.();
-    this.setState('unavailable', 'the LLM engine is closed');
+    this.state = 'unavailable';
+    this.reason = 'the LLM engine is closed';
   }
 
   async generateJson<T>(request: LlmJsonRequest<T>, signal: AbortSignal): Promise<T> {
@@ -185,15 +188,9 @@ export class OpenAiEngine implements LlmEngine {
     if (signal.aborted) throw signal.reason;
     if (this.state !== 'ready') throw new GatewayError('engine_unavailable', `the llm engine is ${this.state}: ${this.reason ?? 'no reason given'}`);
     const timeout = AbortSignal.timeout(Math.max(0, deadline.at - Date.now()));
-    let response: Response;
+    let answer: JsonAnswer;
     try {
-      response = await fetch(this.url(path), {
-        method: 'POST',
-        headers: this.headers({ 'content-type': 'application/json' }),
-        body: JSON.stringify(body),
-        signal: AbortSignal.any([signal, timeout]),
-      });
-      if (response.ok) return await response.json();
+      answer = await requestJson(this.url(path), { method: 'POST', headers: this.headers(), body, signal: AbortSignal.any([signal, timeout]) });
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       if (timeout.aborted) throw new GatewayError('timeout', deadline.message);
@@ -202,37 +199,39 @@ export class OpenAiEngine implements LlmEngine {
         retryable: true,
       });
     }
-    throw await this.refusal(response);
+    if (answer.status < 200 || answer.status > 299) throw this.refusal(answer);
+    if (answer.body === undefined) throw new GatewayError('engine_failed', `the model server at ${this.host} answered ${path} with something other than JSON`);
+    return answer.body;
   }
 
   /** A non-2xx answer as the error kind it means for the caller. */
-  private async refusal(response: Response): Promise<GatewayError> {
-    const type = await errorType(response);
-    const said = `the model server at ${this.host} answered ${response.status}${type ? ` (${type})` : ''}`;
-    const retryAfterSeconds = retryAfter(response.headers.get('retry-after'));
-    if (response.status === 429) return new GatewayError('overloaded', `${said}: it is busy`, { retryAfterSeconds });
-    if (response.status === 503) {
+  private refusal(answer: JsonAnswer): GatewayError {
+    const type = errorType(answer.body);
+    const said = `the model server at ${this.host} answered ${answer.status}${type ? ` (${type})` : ''}`;
+    const retryAfterSeconds = retryAfter(answer.headers['retry-after']);
+    if (answer.status === 429) return new GatewayError('overloaded', `${said}: it is busy`, { retryAfterSeconds });
+    if (answer.status === 503) {
       this.recheckSoon();
       return new GatewayError('engine_unavailable', `${said}: it cannot serve for now`, { retryable: true, retryAfterSeconds });
     }
-    if (response.status === 504 || response.status === 408) return new GatewayError('timeout', `${said}: it timed out`);
+    if (answer.status === 504 || answer.status === 408) return new GatewayError('timeout', `${said}: it timed out`);
     if (type === 'exceed_context_size_error') return new GatewayError('payload_too_large', `${said}: the prompt does not fit the model's context`);
-    if (response.status === 401 || response.status === 403) this.recheckSoon();
+    if (answer.status === 401 || answer.status === 403) this.recheckSoon();
     // Its 5xx may pass; its 4xx would be refused again.
-    return new GatewayError('engine_failed', said, { retryable: response.status >= 500 });
+    return new GatewayError('engine_failed', said, { retryable: answer.status >= 500 });
   }
 
   /** One readiness check: the server answers, serves the model, and (llama-server) says its context and counts tokens. */
   private async probe(): Promise<void> {
     try {
-      const response = await fetch(this.url('/models'), { headers: this.headers(), signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-      if (!response.ok) {
-        const type = await errorType(response);
+      const answer = await requestJson(this.url('/models'), { method: 'GET', headers: this.headers(), signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+      if (answer.status !== 200) {
+        const type = errorType(answer.body);
         // llama-server answers 503 while it loads the model.
-        const state = response.status === 503 ? 'starting' : response.status === 401 || response.status === 403 ? 'failed' : 'unavailable';
-        return this.setState(state, `the model server at ${this.host} answered GET /models with ${response.status}${type ? ` (${type})` : ''}`);
+        const state = answer.status === 503 ? 'starting' : answer.status === 401 || answer.status === 403 ? 'failed' : 'unavailable';
+        return this.setState(state, `the model server at ${this.host} answered GET /models with ${answer.status}${type ? ` (${type})` : ''}`);
       }
-      const entries = modelEntries(await response.json());
+      const entries = modelEntries(answer.body);
       const entry = entries.find((candidate) => servesName(candidate, this.options.model));
       if (!entry) {
         const served = entries.map((candidate) => String(candidate.id)).slice(0, 10).join(', ') || 'none';
@@ -242,23 +241,18 @@ export class OpenAiEngine implements LlmEngine {
       this.tokenizer = await this.offersTokenizer();
       this.setState('ready', undefined);
     } catch (error) {
-      if (this.closed) return;
       this.setState('unavailable', `the model server at ${this.host} does not answer (${networkCause(error)})`);
     }
   }
 
   private async offersTokenizer(): Promise<boolean> {
-    try {
-      const response = await fetch(this.url('/tokenize'), {
-        method: 'POST',
-        headers: this.headers({ 'content-type': 'application/json' }),
-        body: JSON.stringify({ content: 'a' }),
-        signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
-      });
-      return response.ok && Array.isArray(((await response.json()) as { tokens?: unknown }).tokens);
-    } catch {
-      return false;
-    }
+    const answer = await requestJson(this.url('/tokenize'), {
+      method: 'POST',
+      headers: this.headers(),
+      body: { content: 'a' },
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    }).catch(() => undefined);
+    return answer?.status === 200 && Array.isArray((answer.body as { tokens?: unknown } | null)?.tokens);
   }
 
   private async poll(): Promise<void> {
@@ -277,7 +271,7 @@ export class OpenAiEngine implements LlmEngine {
   }
 
   private setState(state: EngineState, reason: string | undefined): void {
-    if (this.closed && state !== 'unavailable') return;
+    if (this.closed) return;
     if (state !== this.state || reason !== this.reason) {
       const level = state === 'ready' ? 'info' : 'warn';
       this.logger?.[level]({ state, reason, model: this.modelLabel, contextTokens: this.context, tokenizer: this.tokenizer }, 'the remote LLM changed state');
@@ -295,8 +289,8 @@ export class OpenAiEngine implements LlmEngine {
     return base + path;
   }
 
-  private headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { accept: 'application/json', ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}), ...extra };
+  private headers(): Record<string, string> {
+    return this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {};
   }
 }
 
@@ -320,26 +314,19 @@ const numberOr = (value: unknown, fallback: number): number =>
   typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
 
 /** The `error.type` of an OpenAI-style error body when it is an identifier; never the server's free text, which may quote the prompt. */
-async function errorType(response: Response): Promise<string | undefined> {
-  try {
-    const type = ((await response.json()) as { error?: { type?: unknown } } | null)?.error?.type;
-    return typeof type === 'string' && ERROR_TYPE.test(type) ? type : undefined;
-  } catch {
-    return undefined;
-  }
+function errorType(body: unknown): string | undefined {
+  const type = (body as { error?: { type?: unknown } } | null | undefined)?.error?.type;
+  return typeof type === 'string' && ERROR_TYPE.test(type) ? type : undefined;
 }
 
-function retryAfter(header: string | null): number {
+function retryAfter(header: string | undefined): number {
   const seconds = Number(header);
-  return header !== null && Number.isInteger(seconds) && seconds > 0 ? seconds : DEFAULT_RETRY_AFTER_SECONDS;
+  return header !== undefined && Number.isInteger(seconds) && seconds > 0 ? seconds : DEFAULT_RETRY_AFTER_SECONDS;
 }
 
-/** The system error code behind a failed fetch (ECONNREFUSED, ECONNRESET…), or the error's name. */
+/** The system error code behind a failed call (ECONNREFUSED, ECONNRESET…), or the error's name. */
 function networkCause(error: unknown): string {
-  if (isGatewayError(error)) return error.kind;
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  // undici's own causes ("other side closed", "bad port") name no data.
-  if (typeof cause?.message === 'string') return cause.message.slice(0, 100);
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string') return code;
   return error instanceof Error ? error.name : 'unknown error';
 }
