@@ -1,13 +1,15 @@
 /**
  * LLM_BACKEND=openai end to end: a real llama-server (built from the llama.cpp source that
  * node-llama-cpp ships, `npm run setup:llama-server`) serves the random-weight test model on a
- * loopback port, and the gateway answers speech-process through it over its public HTTP
+ * loopback port, and the gateway answers speech-process and AI-3 through it over its public HTTP
  * interface. A random model covers nothing, which is fine: what must hold is the contract.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readyStatus } from '../../src/engines/readiness.js';
-import { startGateway, type TestGateway } from '../support/gateway.js';
+import { adviceCallback, CALLBACK_PATH, type AdviceCallback } from '../../src/contract/advice.js';
+import { startFileServer, type FileServer } from '../support/file-server.js';
+import { startGateway, VALID_BODIES, type TestGateway } from '../support/gateway.js';
 import { llamaServerMissing, startLlamaServer, type LlamaServer } from '../support/llama-server.js';
 import { ensureTestModel } from '../support/models/make-test-model.js';
 import { TEST_MODELS_DIR } from '../support/paths.js';
@@ -26,20 +28,32 @@ const remoteEnv = (server: LlamaServer, modelName = server.alias) => ({
   LLM_TIMEOUT_MS: '60000',
 });
 
-describeWithTools('speech-process through LLM_BACKEND=openai on a real llama-server', await llamaServerMissing(), () => {
+describeWithTools('LLM_BACKEND=openai on a real llama-server, through HTTP', await llamaServerMissing(), () => {
   let server: LlamaServer;
   let gateway: TestGateway;
   let cases: SpeechCase[];
+  /** The platform's callback endpoint: every AI-3 callback it received. */
+  let platform: FileServer;
+  const callbacks: AdviceCallback[] = [];
 
   beforeAll(async () => {
     const model = await ensureTestModel({ modelsDir: TEST_MODELS_DIR });
     server = await startLlamaServer({ model: model.path, alias: ALIAS, threads: 1, parallel: 2, contextSize: 2048 });
-    gateway = await startGateway(remoteEnv(server));
+    platform = await startFileServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        if (req.url === CALLBACK_PATH) callbacks.push(adviceCallback.parse(JSON.parse(body)));
+        res.writeHead(req.url === CALLBACK_PATH ? 200 : 404).end();
+      });
+    });
+    gateway = await startGateway({ ...remoteEnv(server), CALLBACK_BASE_URL: platform.url('') });
     await readyStatus('llm', () => gateway.app.engineStatus('llm'), 30_000);
     cases = await loadSpeechCases();
   }, 120_000);
   afterAll(async () => {
     await gateway?.close();
+    await platform?.close();
     await server?.stop();
   });
 
@@ -58,6 +72,17 @@ describeWithTools('speech-process through LLM_BACKEND=openai on a real llama-ser
     expect(ready.statusCode).toBe(200);
     expect(ready.json().engines.llm).toMatchObject({ state: 'ready', model: answer.processor_version.model, device: `remote: ${new URL(server.baseUrl).host}` });
   }, 300_000);
+
+  it('drafts AI-3 advice through the server and calls back with the remote model named', async () => {
+    const accepted = await gateway.app.inject({ method: 'POST', url: '/ai/v1/report-advice-draft', payload: VALID_BODIES['/ai/v1/report-advice-draft'] });
+    expect(accepted.statusCode).toBe(202);
+    const until = Date.now() + 60_000;
+    while (callbacks.length === 0 && Date.now() < until) await sleep(50);
+    // A random model may write a draft or fail the checks: either way an honest callback.
+    expect(callbacks).toEqual([
+      expect.objectContaining({ request_id: 'req-2', processor_version: expect.objectContaining({ model: `openai:${ALIAS}@${new URL(server.baseUrl).host}` }) }),
+    ]);
+  }, 90_000);
 
   it('is not ready, and refuses speech-process, while the server does not serve LLM_MODEL_NAME', async () => {
     const misnamed = await startGateway(remoteEnv(server, 'qwen2.5-72b-instruct'));
