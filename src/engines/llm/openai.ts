@@ -75,7 +75,8 @@ export class OpenAiEngine implements LlmEngine {
   private tokenizer = false;
   private started = false;
   private closed = false;
-  private readonly stopPolling = new AbortController();
+  /** Aborted by close(): stops the poller and the calls still in flight. */
+  private readonly closing = new AbortController();
   /** Wakes the poller early, e.g. after a call found the server gone. */
   private wake: (() => void) | undefined;
   private readonly host: string;
@@ -119,7 +120,7 @@ export class OpenAiEngine implements LlmEngine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.stopPolling.abort();
+    this.closing.abort();
     this.wake?.();
     this.state = 'unavailable';
     this.reason = 'the LLM engine is closed';
@@ -190,10 +191,11 @@ export class OpenAiEngine implements LlmEngine {
     const timeout = AbortSignal.timeout(Math.max(0, deadline.at - Date.now()));
     let answer: JsonAnswer;
     try {
-      answer = await requestJson(this.url(path), { method: 'POST', headers: this.headers(), body, signal: AbortSignal.any([signal, timeout]) });
+      answer = await requestJson(this.url(path), { method: 'POST', headers: this.headers(), body, signal: AbortSignal.any([signal, timeout, this.closing.signal]) });
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       if (timeout.aborted) throw new GatewayError('timeout', deadline.message);
+      if (this.closing.signal.aborted) throw new GatewayError('engine_failed', 'the LLM engine is shutting down', { retryable: true });
       this.recheckSoon();
       throw new GatewayError('engine_failed', `the call to the model server at ${this.host} failed (${networkCause(error)}); it may be repeated`, {
         retryable: true,
@@ -260,7 +262,7 @@ export class OpenAiEngine implements LlmEngine {
     while (!this.closed) {
       const woken = new Promise<void>((resolve) => (this.wake = resolve));
       const interval = this.state === 'ready' ? poll.ready : poll.notReady;
-      await Promise.race([woken, sleep(interval, undefined, { ref: false, signal: this.stopPolling.signal }).catch(() => undefined)]);
+      await Promise.race([woken, sleep(interval, undefined, { ref: false, signal: this.closing.signal }).catch(() => undefined)]);
       if (!this.closed) await this.probe();
     }
   }

@@ -156,6 +156,16 @@ describe('OpenAI-compatible LLM engine, against a small HTTP server', () => {
     await waitFor(() => closedEarly.filter((path) => path === '/v1/chat/completions').length === 2);
   });
 
+  it('fails the calls in flight, retryably, when it is closed', async () => {
+    const engine = await engineFor();
+    answerChat = () => undefined; // never answers
+    const call = failure(engine.generateJson(request, never()));
+    await waitFor(() => received.some((r) => r.path === '/v1/chat/completions'));
+    await engine.close();
+    expect(await call).toMatchObject({ kind: 'engine_failed', retryable: true, message: 'the LLM engine is shutting down' });
+    expect(engine.status().state).toBe('unavailable');
+  });
+
   it('is not ready while the server does not serve the model, and says which it serves', async () => {
     served = ['llama3-8b', 'other'];
     const engine = await engineFor();
