@@ -44,7 +44,9 @@ flags=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_TESTS=OF
   -DLLAMA_BUILD_SERVER=ON -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_CURL=OFF -DGGML_OPENMP=OFF
   "-DGGML_NATIVE=$([ "$native" = on ] && echo ON || echo OFF)")
 
-stamp="llama.cpp $commit | $(c++ --version | head -1) | ${flags[*]}"
+# A native build runs only on CPUs like this one: a cached .build/ on another machine rebuilds.
+cpu="$([ "$native" = on ] && sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1 || echo portable)"
+stamp="llama.cpp $commit | $(c++ --version | head -1) | ${flags[*]} | cpu ${cpu:-unknown}"
 if [ -x "$bin" ] && [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp" ]; then
   echo "build-llama-server: $bin is up to date (llama.cpp ${commit:0:12})"
   exit 0
