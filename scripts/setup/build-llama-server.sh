@@ -6,15 +6,11 @@
 # A rebuild happens only when the source, the build flags or the compiler change (the stamp
 # file records them).
 #
-#   scripts/setup/build-llama-server.sh                  # build, fail loudly if it cannot
-#   scripts/setup/build-llama-server.sh --if-possible    # explain and exit 0 instead
-#
 # LLAMA_NATIVE=on|off (default on: tune for this machine's CPU; off for a portable binary),
 # LLAMA_BUILD_JOBS (default: the number of cores).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-mode="${1:-strict}"
 bundle="node_modules/node-llama-cpp/llama/gitRelease.bundle"
 out=".build/llama"
 src="$out/src"
@@ -22,10 +18,6 @@ bin="$out/bin/llama-server"
 
 give_up() {
   echo "build-llama-server: $1" >&2
-  if [ "$mode" = "--if-possible" ]; then
-    echo "build-llama-server: skipped; the tests of LLM_BACKEND=openai are skipped until you run 'npm run setup:llama-server' (needs git, cmake and a C++ compiler)" >&2
-    exit 0
-  fi
   exit 1
 }
 
