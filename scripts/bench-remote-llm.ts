@@ -5,24 +5,26 @@
  *
  *   npm run bench:remote-llm                                  (random Qwen2.5-0.5B shape, q8_0)
  *   npm run bench:remote-llm -- --shape tiny --runs 2         (quick)
- *   npm run bench:remote-llm -- --threads 2 --runs 6
+ *   npm run bench:remote-llm -- --threads 2 --runs 6 --chars 120
+ *   npm run bench:remote-llm -- --skip-http                  (engine only: a random model's judge calls are long)
  *
  * Two figures, each side by side in one run, requests interleaved A B B A … so other load on the
  * machine weighs on both alike:
- *   - engine: the speech-process judge call (prompt, schema and token budget of a one-point
- *     request), latency and output tokens/s (tokens as each side counts them);
- *   - HTTP: POST /ai/v1/speech-process to two gateways, LLM_BACKEND=local and openai, latency.
+ *   - engine: one generation of a fixed-length JSON string (`--chars`, so both sides write the
+ *     same text length under their grammar), latency and output tokens/s as each side counts;
+ *   - HTTP: POST /ai/v1/speech-process (one point: one token count and one judge call, the
+ *     operation's own prompt and budget) to two gateways, LLM_BACKEND=local and openai, latency.
  * The model is random (test/support/models/make-test-model.ts): its output is gibberish, and the
- * two grammar builders (node-llama-cpp's, llama-server's) may let it write different lengths;
- * tokens/s is the figure to compare. One request at a time: llama-server with one slot, the
- * local engine with one sequence.
+ * two grammar builders (node-llama-cpp's, llama-server's) may let it write different lengths in
+ * the judge call; tokens/s is the figure to compare. One request at a time: llama-server with one
+ * slot, the local engine with one sequence.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { z } from 'zod';
 import { LlamaCppEngine, OpenAiEngine } from '../src/engines/llm/index.js';
 import { readyStatus } from '../src/engines/readiness.js';
 import type { LlmJsonRequest } from '../src/engines/types.js';
-import { judgeAnswer, judgeMessages, MAX_QUOTE_CHARS } from '../src/operations/speech-process/prompts.js';
 import { startGateway, type TestGateway } from '../test/support/gateway.js';
 import { LLAMA_SERVER_BIN, llamaServerMissing, startLlamaServer } from '../test/support/llama-server.js';
 import { ensureTestModel, SHAPES, type ShapeName } from '../test/support/models/make-test-model.js';
@@ -33,6 +35,8 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '4' },
     threads: { type: 'string', default: '2' },
     context: { type: 'string', default: '2048' },
+    chars: { type: 'string', default: '60' },
+    'skip-http': { type: 'boolean', default: false },
   },
 });
 const shape = args.shape as ShapeName;
@@ -42,17 +46,22 @@ const threads = Number(args.threads);
 const contextSize = Number(args.context);
 const TIMEOUT_MS = 600_000;
 
-/** A synthetic speech-process request (no patient data): one point, so one judge call and no organize call. */
+/** A synthetic speech-process request (no patient data): one point, so one judge call and (a random model covers nothing) no organize call. */
 const SPEECH_REQUEST = {
   cancer_type: '肺癌',
   standard_department_code: 'RAD',
   points: [{ seq: 1, name: '影像学表现' }],
   speech_text: '合成病例。我们看一下影像，右肺上叶见2.1厘米结节，边缘有毛刺，纵隔淋巴结未见明显肿大，建议进一步检查。',
 };
-const JUDGE: LlmJsonRequest<unknown> = {
-  messages: judgeMessages(SPEECH_REQUEST, SPEECH_REQUEST.points, SPEECH_REQUEST.speech_text, ''),
-  schema: judgeAnswer(SPEECH_REQUEST.points),
-  maxTokens: 32 + SPEECH_REQUEST.points.length * (24 + MAX_QUOTE_CHARS), // the operation's own budget
+/** Synthetic text (no patient data) and a string of exactly `--chars` characters. */
+const chars = Number(args.chars);
+const FIXED: LlmJsonRequest<unknown> = {
+  messages: [
+    { role: 'system', content: 'You summarise multidisciplinary team meeting notes. Answer with JSON only.' },
+    { role: 'user', content: '合成病例：男，65岁，咳嗽两周，胸部CT示右上肺结节2.1厘米。Summarise the key question for the team.' },
+  ],
+  schema: z.object({ summary: z.string().min(chars).max(chars) }),
+  maxTokens: chars * 2,
 };
 
 interface Sample {
@@ -66,8 +75,12 @@ async function interleaved(a: () => Promise<Sample>, b: () => Promise<Sample>) {
   await b();
   const samples = { a: [] as Sample[], b: [] as Sample[] };
   for (let run = 0; run < runs; run++) {
-    for (const side of run % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) samples[side].push(await (side === 'a' ? a : b)());
+    for (const side of run % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
+      samples[side].push(await (side === 'a' ? a : b)());
+      process.stdout.write(side);
+    }
   }
+  process.stdout.write('\n');
   return samples;
 }
 
@@ -101,19 +114,20 @@ async function main() {
     await readyStatus('remote llm', () => remote.status(), 0);
     const signal = new AbortController().signal;
 
-    console.log('engine: the judge call of a one-point speech-process request …');
+    console.log(`engine: one JSON string of ${chars} characters …`);
     const engine = await interleaved(
       async () => {
-        const { stats } = await local.generateJsonWithStats(JUDGE, signal);
+        const { stats } = await local.generateJsonWithStats(FIXED, signal);
         return { latencyMs: stats.generationMs, outputTokens: stats.outputTokens };
       },
       async () => {
-        const { stats } = await remote.generateJsonWithStats(JUDGE, signal);
+        const { stats } = await remote.generateJsonWithStats(FIXED, signal);
         return { latencyMs: stats.generationMs, outputTokens: stats.outputTokens };
       },
     );
     report(summary(engine.a), summary(engine.b));
     await Promise.all([local.close(), remote.close()]);
+    if (args['skip-http']) return;
 
     console.log('\nHTTP: POST /ai/v1/speech-process, LLM_BACKEND=local vs openai …');
     const common = { LOG_LEVEL: 'warn', LLM_THREADS: String(threads), LLM_PARALLEL: '1', LLM_CONTEXT_SIZE: String(contextSize), LLM_TIMEOUT_MS: String(TIMEOUT_MS), LLM_GPU: 'off' };
@@ -144,7 +158,8 @@ async function main() {
 function report(local: ReturnType<typeof summary>, remote: ReturnType<typeof summary>) {
   console.log(`  in-process: p50 ${local.p50.toFixed(0)} ms, ${local.tokens.toFixed(0)} output tokens, ${local.tps.toFixed(1)} tokens/s`);
   console.log(`  remote:     p50 ${remote.p50.toFixed(0)} ms, ${remote.tokens.toFixed(0)} output tokens, ${remote.tps.toFixed(1)} tokens/s`);
-  console.log(`  ratio remote ÷ in-process: latency ${(remote.p50 / local.p50).toFixed(3)}, tokens/s ${(remote.tps / local.tps).toFixed(3)}`);
+  // Both wrote the same characters; the token counts differ when the two grammars let the model split them differently.
+  console.log(`  ratio remote ÷ in-process: latency ${(remote.p50 / local.p50).toFixed(3)} (same ${chars} characters), tokens/s ${(remote.tps / local.tps).toFixed(3)}`);
 }
 
 await main();
