@@ -211,12 +211,36 @@ export const SETTINGS = {
     }),
   }),
 
-  llm: section('LLM (node-llama-cpp)', {
+  llm: section('LLM', {
+    backend: setting({
+      env: 'LLM_BACKEND',
+      type: oneOf('local', 'openai'),
+      default: 'local',
+      doc: "`local`: node-llama-cpp runs `LLM_MODEL` in a child process; `openai`: an OpenAI-compatible model server (vLLM, llama-server, Ollama) at `LLM_BASE_URL` serves `LLM_MODEL_NAME` (operator's guide §6.6)",
+    }),
     model: setting({
       env: 'LLM_MODEL',
       type: types.modelFile,
       defaultDoc: 'none (engine unavailable)',
-      doc: 'GGUF chat model',
+      doc: 'GGUF chat model (`LLM_BACKEND=local`)',
+    }),
+    baseUrl: setting({
+      env: 'LLM_BASE_URL',
+      type: types.url,
+      defaultDoc: 'none',
+      doc: '`LLM_BACKEND=openai`: the API base as OpenAI clients take it, `/v1` included (e.g. `http://10.0.0.5:8000/v1`). A trusted address: the `FETCH_*` rules do not apply to it',
+    }),
+    apiKey: setting({
+      env: 'LLM_API_KEY',
+      type: types.text,
+      defaultDoc: 'none',
+      doc: '`LLM_BACKEND=openai`: sent as `Authorization: Bearer <key>` when set',
+    }),
+    modelName: setting({
+      env: 'LLM_MODEL_NAME',
+      type: types.text,
+      defaultDoc: 'none (engine unavailable)',
+      doc: "`LLM_BACKEND=openai`: the model as the server's `GET /v1/models` lists it; the engine is ready only while it is listed",
     }),
     parallel: setting({
       env: 'LLM_PARALLEL',
@@ -228,7 +252,7 @@ export const SETTINGS = {
       env: 'LLM_CONTEXT_SIZE',
       type: types.intAtLeast(512),
       default: 4096,
-      doc: 'tokens per sequence (prompt + answer); longer speech is judged in windows, longer AI-3 cases are condensed',
+      doc: 'tokens per sequence (prompt + answer); longer speech is judged in windows, longer AI-3 cases are condensed. With `LLM_BACKEND=openai`, used only when the server does not say (llama-server and vLLM do)',
     }),
     threads: setting({
       env: 'LLM_THREADS',

@@ -7,10 +7,10 @@ import type { Logger } from '../platform/logger.js';
 import { createAsrEngine } from './asr/index.js';
 import { ModelTrustConflict, type ExpectedHash } from '../platform/models/trust.js';
 import { expectedHashOf } from './model-trust.js';
-import { createLlmEngine } from './llm/index.js';
+import { createLlmEngine, createOpenAiLlmEngine } from './llm/index.js';
 import { createOcrEngine } from './ocr/index.js';
 import { ENGINE_NAMES } from '../contract/engines.js';
-import type { AsrEngine, EngineName, EngineSet, EngineStatus, OcrEngine } from './types.js';
+import type { AsrEngine, EngineName, EngineSet, EngineStatus, LlmEngine, OcrEngine } from './types.js';
 import { unavailableEngine } from './unavailable.js';
 
 export { ENGINE_NAMES } from '../contract/engines.js';
@@ -94,15 +94,23 @@ function ocrEngine(config: Config, logger?: Logger): OcrEngine {
 
 /** Builds the engines this build ships, each reporting why it cannot serve when its model or runtime is missing. */
 export function createEngines(config: Config, logger?: Logger): EngineSet {
-  const llmModel = locateModel(config, 'LLM_MODEL', config.llm.model);
   return {
-    llm:
-      'path' in llmModel
-        ? createLlmEngine(config, llmModel.path, llmModel.expected, logger)
-        : unavailableEngine('llm', llmModel.reason, config.llm.model !== undefined, llmModel.state),
+    llm: config.llm.backend === 'openai' ? remoteLlm(config, logger) : localLlm(config, logger),
     ocr: ocrEngine(config, logger),
     asr: createAsr(config, logger),
   };
+}
+
+function localLlm(config: Config, logger?: Logger): LlmEngine {
+  const model = locateModel(config, 'LLM_MODEL', config.llm.model);
+  return 'path' in model
+    ? createLlmEngine(config, model.path, model.expected, logger)
+    : unavailableEngine('llm', model.reason, config.llm.model !== undefined, model.state);
+}
+
+function remoteLlm(config: Config, logger?: Logger): LlmEngine {
+  const created = createOpenAiLlmEngine(config, logger);
+  return 'engine' in created ? created.engine : unavailableEngine('llm', created.reason, true);
 }
 
 function createAsr(config: Config, logger?: Logger): AsrEngine {

@@ -3,14 +3,14 @@ import type { EngineName, EngineStatus } from './types.js';
 
 /** One engine as the startup report and /readyz show it. */
 export interface EngineReport extends EngineStatus {
-  /** CPU threads one task uses (OCR: each worker is one thread). */
+  /** CPU threads one task uses here (OCR: each worker is one thread; a remote LLM: none). */
   threads: number;
   /** Tasks run at once (the engine's limiter). */
   concurrency: number;
 }
 
 function threadsOf(config: Config, name: EngineName): number {
-  if (name === 'llm') return config.llm.threads;
+  if (name === 'llm') return config.llm.backend === 'local' ? config.llm.threads : 0;
   if (name === 'asr') return config.asr.threads;
   return 1;
 }

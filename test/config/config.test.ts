@@ -48,7 +48,11 @@ describe('loadConfig defaults', () => {
       queueTimeoutMs: 300_000,
     });
     expect(config.llm).toEqual({
+      backend: 'local',
       model: undefined,
+      baseUrl: undefined,
+      apiKey: undefined,
+      modelName: undefined,
       parallel: 2,
       threads: availableParallelism(),
       gpu: 'auto',

@@ -47,6 +47,17 @@ describe('/healthz and /readyz', () => {
     }
   });
 
+  it('is not ready with LLM_BACKEND=openai and a setting it needs missing, and says which', async () => {
+    const gateway = await startGateway({ LLM_BACKEND: 'openai', LLM_BASE_URL: 'http://127.0.0.1:8000/v1' });
+    try {
+      const ready = await gateway.app.inject({ url: '/readyz' });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json().engines.llm).toMatchObject({ state: 'unavailable', configured: true, reason: 'LLM_BACKEND is openai but LLM_MODEL_NAME is not set', threads: 0 });
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('is ready when every configured engine is ready', async () => {
     const gateway = await startGateway({}, { engines: enginesWithAsr(new FakeAsrEngine()) });
     try {

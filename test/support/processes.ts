@@ -16,6 +16,10 @@ export async function freePort(): Promise<number> {
 export const NEUTRAL_GATEWAY_ENV = {
   API_TOKENS: '',
   LLM_MODEL: '',
+  LLM_BACKEND: '',
+  LLM_BASE_URL: '',
+  LLM_MODEL_NAME: '',
+  LLM_API_KEY: '',
   WHISPER_MODEL: '',
   // The OCR engine needs no model file; its own tests start it (test/http/case-ocr.test.ts).
   OCR_ENGINE: 'off',

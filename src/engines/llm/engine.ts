@@ -15,6 +15,7 @@ import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../platform/logger.js';
 import { Supervisor, siblingModule, type ChildExit, type SupervisorBackoff } from '../../platform/process/index.js';
 import type { EngineState, EngineStatus, LlmEngine, LlmJsonRequest } from '../types.js';
+import { parseAnswer } from './answer.js';
 import { CallBook, type CallLimit } from './calls.js';
 import { grammarSchemaFor } from './json-schema.js';
 import type {
@@ -153,7 +154,8 @@ export class LlamaCppEngine implements LlmEngine {
       stopReason: result.stopReason,
     };
     this.logger?.debug(stats, 'LLM generation finished');
-    return { value: parseAnswer(result, request.schema, maxTokens), stats };
+    const answer = { text: result.text, cutOff: result.stopReason === 'maxTokens', stopReason: result.stopReason };
+    return { value: parseAnswer(answer, request.schema, maxTokens), stats };
   }
 
   async countTokens(text: string, signal: AbortSignal): Promise<number> {
@@ -267,34 +269,6 @@ export class LlamaCppEngine implements LlmEngine {
     this.firstAttemptSettled?.();
     this.firstAttemptSettled = undefined;
   }
-}
-
-/** The child's text as the schema's value, or a retryable engine_failed that says what was wrong. */
-function parseAnswer<T>(result: ResultMessage, schema: LlmJsonRequest<T>['schema'], maxTokens: number): T {
-  let value: unknown;
-  try {
-    value = JSON.parse(result.text);
-  } catch {
-    throw new GatewayError(
-      'engine_failed',
-      result.stopReason === 'maxTokens'
-        ? `the model's JSON was cut off at the output limit (maxTokens ${maxTokens}) before it was complete`
-        : `the model's output is not valid JSON (stopped: ${result.stopReason})`,
-      { retryable: true },
-    );
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    // Paths and issue codes only: zod's messages may quote the (patient) values.
-    const issues = parsed.error.issues
-      .slice(0, 5)
-      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.code}`)
-      .join('; ');
-    throw new GatewayError('engine_failed', `the model's JSON does not match the expected schema (${issues})`, {
-      retryable: true,
-    });
-  }
-  return parsed.data;
 }
 
 function processGone(how?: string): GatewayError {

@@ -191,3 +191,37 @@ export function grammarSchemaFor(schema: z.ZodType): JsonObject {
   }
   return grammar;
 }
+
+/**
+ * The grammar schema rewritten for an OpenAI-compatible server's `response_format` (strict
+ * mode, as OpenAI, vLLM, llama-server and Ollama read it): `oneOf` becomes `anyOf` (the only
+ * alternative strict mode allows), and every object lists all its properties as `required`
+ * and says `additionalProperties: false` unless it allows more — node-llama-cpp's grammar
+ * always generates every property and reads an absent `additionalProperties` as false, while
+ * JSON Schema reads both the other way.
+ */
+export function responseFormatSchemaFor(schema: z.ZodType): JsonObject {
+  let strict = strictCache.get(schema);
+  if (!strict) {
+    strict = toStrictSchema(grammarSchemaFor(schema)) as JsonObject;
+    strictCache.set(schema, strict);
+  }
+  return strict;
+}
+
+const strictCache = new WeakMap<z.ZodType, JsonObject>();
+
+function toStrictSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toStrictSchema);
+  if (!isObject(node)) return node;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    // `const` and `enum` hold values, not schemas.
+    out[key === 'oneOf' ? 'anyOf' : key] = key === 'const' || key === 'enum' ? value : toStrictSchema(value);
+  }
+  if (node.type === 'object') {
+    if (isObject(node.properties)) out.required = Object.keys(node.properties);
+    if (out.additionalProperties === undefined) out.additionalProperties = false;
+  }
+  return out;
+}
