@@ -19,9 +19,8 @@ import { startFileServer, fileReference, type FileServer } from '../support/file
 import { VALID_BODIES, postJson } from '../support/gateway.js';
 import { ensureTestModel } from '../support/models/make-test-model.js';
 import { fixturePath, TEST_MODELS_DIR } from '../support/paths.js';
-import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresMissing, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { ProcessSet, freePort, until } from '../support/processes.js';
-import { postgresMissing } from '../support/requirements.js';
 import { describeWithTools } from '../support/tools.js';
 
 const SECRET = 'replica-test-secret-0123456789';

@@ -22,6 +22,11 @@ const SUPERUSER = 'gateway';
 const START_WITHIN_MS = 30_000;
 
 /** The newest Debian PostgreSQL's bin folder, or null. */
+/** Why the shared-store suites cannot run here (Debian's `postgresql` package missing), or null: for describeWithTools. */
+export function postgresMissing(): string | null {
+  return postgresBinDir() === null ? 'PostgreSQL server binaries (apt-get install postgresql)' : null;
+}
+
 export function postgresBinDir(): string | null {
   if (!existsSync(DEBIAN_ROOT)) return null;
   const versions = readdirSync(DEBIAN_ROOT)

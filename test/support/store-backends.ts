@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { openStores, type Stores } from '../../src/platform/store/index.js';
 import { openDatabase } from '../../src/platform/store/database.js';
-import { startPostgres, withClient, type TestPostgres } from './postgres.js';
-import { postgresMissing } from './requirements.js';
+import { postgresMissing, startPostgres, withClient, type TestPostgres } from './postgres.js';
 import { describeWithTools } from './tools.js';
 
 export interface OpenedStores {
