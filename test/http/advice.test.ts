@@ -51,6 +51,8 @@ interface Platform {
   received: ReceivedCallback[];
   receiver: FastifyInstance;
   report(requestId: string): Promise<Record<string, unknown> | undefined>;
+  /** Answers every callback from now on. */
+  recover(): void;
 }
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -97,6 +99,9 @@ async function startPlatform(options: { failFirst?: number; secret?: string | un
     url: server.url(''),
     received,
     receiver,
+    recover: () => {
+      failures = 0;
+    },
     report: async (requestId) => {
       const response = await receiver.inject({ method: 'GET', url: `/internal/ai/reports/${requestId}` });
       return response.statusCode === 200 ? response.json<Record<string, unknown>>() : undefined;
@@ -375,7 +380,7 @@ describe('AI-3 callback delivery', () => {
   });
 
   it('retries when the platform cannot be reached, and gives up as dead after the horizon, visible in /metrics', async () => {
-    const unreachable = { url: 'http://127.0.0.1:9', received: [], receiver: undefined as never, report: async () => undefined };
+    const unreachable = { url: 'http://127.0.0.1:9', received: [], receiver: undefined as never, report: async () => undefined, recover: () => {} };
     const { gateway } = await gatewayWith(() => ANSWER_ZH, unreachable, { CALLBACK_RETRY_HORIZON_MS: '300' });
     await submit(gateway);
     const { json } = await untilState(gateway, 'dead');
@@ -385,6 +390,28 @@ describe('AI-3 callback delivery', () => {
     const metrics = (await gateway.app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metrics).toMatch(/gateway_advice_jobs\{state="dead"\} 1/);
     expect(metrics).toMatch(/gateway_advice_callback_attempts_total\{result="failed"\} [2-9]/);
+  });
+
+  it('redelivers a dead job on an operator\'s request, with a fresh horizon, and refuses a job that is not dead', async () => {
+    const platform = await startPlatform({ failFirst: Number.POSITIVE_INFINITY });
+    const { gateway } = await gatewayWith(() => ANSWER_ZH, platform, { CALLBACK_RETRY_HORIZON_MS: '300' });
+    await submit(gateway);
+    await untilState(gateway, 'dead');
+    platform.recover();
+
+    const redeliver = (requestId = 'req-advice-1') => gateway.app.inject({ method: 'POST', url: `${PATH}/${requestId}/redeliver` });
+    const answered = await redeliver();
+    expect(answered.statusCode).toBe(200);
+    expect(adviceJobStatus.parse(answered.json()).state).toBe('delivering');
+    const { json } = await untilState(gateway, 'delivered');
+    const events = (json.history as Array<{ event: string }>).map((e) => e.event);
+    expect(events.slice(events.indexOf('dead'))).toEqual(['dead', 'redelivery_requested', 'delivery_started', 'delivery_attempt', 'delivered']);
+    expect(await platform.report('req-advice-1')).toMatchObject({ ai_status: 'succeeded' });
+
+    const again = await redeliver();
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toEqual({ error: { kind: 'conflict', message: 'only a dead job can be redelivered; this one is delivered' } });
+    expect((await redeliver('req-unknown')).statusCode).toBe(404);
   });
 
   it('sends unsigned callbacks when no CALLBACK_SECRET is set', async () => {

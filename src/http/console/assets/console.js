@@ -1,0 +1,382 @@
+// The operator's console: plain DOM, no framework, nothing loaded from elsewhere.
+// Text from the API is only ever set as textContent, never parsed as HTML.
+
+const TOKEN_KEY = 'mdt-console-token';
+const LANGUAGE_KEY = 'mdt-console-language';
+const POLL_MS = 5000;
+
+const TEXT = {
+  en: {
+    title: 'MDT AI gateway · console', language: 'Language', signOut: 'Sign out', signInTitle: 'Sign in',
+    signInHelp: "Enter one of the gateway's API tokens (API_TOKENS). It is kept in this tab only.",
+    token: 'API token', signIn: 'Sign in', tokenRefused: 'The gateway refused this token.', panels: 'Panels',
+    status: 'Status', updated: 'Updated', pollNote: 'refreshes every 5 s while this tab is visible',
+    engines: 'Engines', engine: 'Engine', state: 'State', model: 'Model', hash: 'SHA-256', device: 'Device',
+    threads: 'Threads', concurrency: 'Concurrency', running: 'Running', queued: 'Queued', meanWait: 'Mean queue wait',
+    reason: 'Reason', verified: 'verified', unverified: 'not verified', traffic: 'Requests, last 15 minutes',
+    trafficSummary: (r, e) => `${r} requests, ${e} errors`, errorKinds: 'Error kinds', noErrors: 'No errors.',
+    adviceJobs: 'AI-3 jobs', attempts: 'Draft / delivery attempts', updatedCol: 'Updated', actions: 'Actions',
+    history: 'History', redeliver: 'Redeliver', redelivered: 'Redelivery requested.', noJobs: 'No jobs yet.',
+    cfpTitle: 'De-identify a case file', ocrTitle: 'Read a case file', fileLabel: 'Image or PDF', run: 'Run',
+    working: 'Working…', original: 'Original', deidentified: 'De-identified', category: 'Category', pages: 'Pages',
+    redactions: 'Redaction boxes', kinds: 'By kind', withheld: 'Withheld', failed: 'Failed',
+    patientInfo: 'Patient information', text: 'Text', name: 'Name', age: 'Age', cancer_type: 'Cancer type', stage: 'Stage',
+    notFound: 'not found', unreachable: 'The gateway did not answer.',
+  },
+  zh: {
+    title: 'MDT AI 网关 · 控制台', language: '语言', signOut: '退出', signInTitle: '登录',
+    signInHelp: '输入网关的一个 API 令牌（API_TOKENS）。令牌只保存在本标签页中。',
+    token: 'API 令牌', signIn: '登录', tokenRefused: '网关拒绝了这个令牌。', panels: '面板',
+    status: '状态', updated: '更新于', pollNote: '本页可见时每 5 秒刷新',
+    engines: '引擎', engine: '引擎', state: '状态', model: '模型', hash: 'SHA-256', device: '设备',
+    threads: '线程', concurrency: '并发', running: '运行中', queued: '排队', meanWait: '平均排队时间',
+    reason: '原因', verified: '已校验', unverified: '未校验', traffic: '最近 15 分钟的请求',
+    trafficSummary: (r, e) => `${r} 个请求，${e} 个错误`, errorKinds: '错误类型', noErrors: '没有错误。',
+    adviceJobs: 'AI-3 任务', attempts: '生成 / 投递次数', updatedCol: '更新时间', actions: '操作',
+    history: '历史', redeliver: '重新投递', redelivered: '已请求重新投递。', noJobs: '暂无任务。',
+    cfpTitle: '病历文件脱敏', ocrTitle: '病历文件识别', fileLabel: '图片或 PDF', run: '运行',
+    working: '处理中…', original: '原件', deidentified: '脱敏后', category: '类别', pages: '页数',
+    redactions: '遮盖框', kinds: '按类型', withheld: '已扣留', failed: '失败',
+    patientInfo: '患者信息', text: '文本', name: '姓名', age: '年龄', cancer_type: '癌种', stage: '分期',
+    notFound: '未识别', unreachable: '网关没有应答。',
+  },
+};
+
+let language = sessionStorage.getItem(LANGUAGE_KEY) ?? (navigator.language.toLowerCase().startsWith('zh') ? 'zh' : 'en');
+const t = (key) => TEXT[language][key] ?? TEXT.en[key] ?? key;
+const $ = (selector, root = document) => root.querySelector(selector);
+
+/** An element with attributes and children (strings become text nodes). */
+function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name.startsWith('on')) element.addEventListener(name.slice(2), value);
+    else if (value !== undefined && value !== null && value !== false) element.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const child of children.flat(Infinity)) if (child !== null && child !== undefined) element.append(child);
+  return element;
+}
+
+function applyLanguage() {
+  document.documentElement.lang = language === 'zh' ? 'zh-CN' : 'en';
+  document.title = t('title');
+  for (const element of document.querySelectorAll('[data-i18n]')) element.textContent = t(element.dataset.i18n);
+  for (const element of document.querySelectorAll('[data-i18n-label]')) element.setAttribute('aria-label', t(element.dataset.i18nLabel));
+  $('#language').value = language;
+  if (lastStatus) renderStatus(lastStatus);
+}
+
+// ---- API ----
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.error?.message ?? `HTTP ${status}`);
+    this.status = status;
+    this.kind = body?.error?.kind ?? 'http';
+  }
+}
+
+async function api(path, { method = 'GET', json, body, contentType } = {}) {
+  const headers = {};
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (json !== undefined) headers['content-type'] = 'application/json';
+  if (contentType) headers['content-type'] = contentType;
+  const response = await fetch(path, { method, headers, body: json !== undefined ? JSON.stringify(json) : body });
+  const text = await response.text();
+  const parsed = text ? JSON.parse(text) : undefined;
+  if (response.status === 401) showSignIn();
+  if (!response.ok) throw new ApiError(response.status, parsed);
+  return parsed;
+}
+
+// ---- sign-in ----
+
+function showSignIn(message = '') {
+  stopPolling();
+  $('#app').hidden = true;
+  $('#sign-out').hidden = true;
+  $('#sign-in').hidden = false;
+  $('#sign-in-error').textContent = message;
+  $('#token').focus();
+}
+
+async function enter() {
+  try {
+    const status = await api('/console/api/status');
+    $('#sign-in').hidden = true;
+    $('#app').hidden = false;
+    $('#sign-out').hidden = !sessionStorage.getItem(TOKEN_KEY);
+    renderStatus(status);
+    schedulePoll();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      const hadToken = sessionStorage.getItem(TOKEN_KEY) !== null;
+      sessionStorage.removeItem(TOKEN_KEY);
+      showSignIn(hadToken ? t('tokenRefused') : '');
+    } else showSignIn(t('unreachable'));
+  }
+}
+
+// ---- status ----
+
+let lastStatus;
+let pollTimer;
+
+function stopPolling() {
+  clearTimeout(pollTimer);
+  pollTimer = undefined;
+}
+
+/** Every 5 s while the status panel is shown and the tab is visible; never two requests at once. */
+function schedulePoll() {
+  stopPolling();
+  pollTimer = setTimeout(async () => {
+    if (!document.hidden && !$('#panel-status').hidden) {
+      try {
+        renderStatus(await api('/console/api/status'));
+      } catch {
+        // The next round tries again; a 401 already showed the sign-in form.
+        if (!$('#sign-in').hidden) return;
+      }
+    }
+    schedulePoll();
+  }, POLL_MS);
+}
+
+async function refreshStatus() {
+  renderStatus(await api('/console/api/status'));
+}
+
+const seconds = (value) => (value < 1 ? `${Math.round(value * 1000)} ms` : `${value.toFixed(1)} s`);
+const when = (iso) => (iso ? new Date(iso).toLocaleString(language === 'zh' ? 'zh-CN' : 'en-GB') : '');
+
+function renderStatus(status) {
+  lastStatus = status;
+  $('#updated-at').textContent = new Date().toLocaleTimeString(language === 'zh' ? 'zh-CN' : 'en-GB');
+  $('#engines tbody').replaceChildren(
+    ...Object.entries(status.engines).map(([name, engine]) =>
+      h('tr', { 'data-engine': name },
+        h('th', { scope: 'row' }, name),
+        h('td', {}, h('span', { class: `state state-${engine.state}` }, engine.state)),
+        h('td', {}, engine.model ?? '–'),
+        h('td', {}, engine.verified === undefined ? '–' : engine.verified ? t('verified') : t('unverified')),
+        h('td', {}, engine.device ?? '–'),
+        h('td', { class: 'number' }, String(engine.threads)),
+        h('td', { class: 'number' }, String(engine.concurrency)),
+        h('td', { class: 'number' }, String(engine.running)),
+        h('td', { class: 'number' }, String(engine.queued)),
+        h('td', { class: 'number' }, engine.queue_waits ? seconds(engine.mean_queue_wait_seconds) : '–'),
+        h('td', {}, engine.reason ?? ''),
+      ),
+    ),
+  );
+  renderTraffic(status.traffic);
+  renderJobs(status.advice);
+}
+
+function renderTraffic(traffic) {
+  const requests = traffic.perMinute.reduce((sum, m) => sum + m.requests, 0);
+  const errors = traffic.perMinute.reduce((sum, m) => sum + m.errors, 0);
+  $('#traffic-summary').textContent = TEXT[language].trafficSummary(requests, errors);
+  const peak = Math.max(1, ...traffic.perMinute.map((m) => m.requests));
+  const chart = $('#traffic-chart');
+  chart.setAttribute('aria-label', TEXT[language].trafficSummary(requests, errors));
+  chart.replaceChildren(
+    ...traffic.perMinute.map((minute) => {
+      const bar = h('span', { class: 'bar', title: `${when(minute.minute)}: ${minute.requests} / ${minute.errors}` });
+      bar.style.height = `${(minute.requests / peak) * 100}%`;
+      const failed = h('span', { class: 'bar-errors' });
+      failed.style.height = `${minute.requests ? (minute.errors / minute.requests) * 100 : 0}%`;
+      bar.append(failed);
+      return bar;
+    }),
+  );
+  const kinds = Object.entries(traffic.errorKinds);
+  $('#error-kinds').textContent = kinds.length
+    ? `${t('errorKinds')}: ${kinds.map(([kind, count]) => `${kind} ${count}`).join(', ')}`
+    : t('noErrors');
+}
+
+function renderJobs(advice) {
+  $('#job-counts').textContent = Object.entries(advice.counts)
+    .map(([state, count]) => `${state} ${count}`)
+    .join(' · ');
+  const rows = advice.recent.map((job) =>
+    h('tr', { 'data-request-id': job.request_id },
+      h('th', { scope: 'row' }, job.request_id),
+      h('td', {}, h('span', { class: `state state-${job.state}` }, job.state)),
+      h('td', { class: 'number' }, `${job.draft_attempts} / ${job.delivery_attempts}`),
+      h('td', {}, when(job.updated_at)),
+      h('td', {},
+        h('button', { type: 'button', class: 'link', onclick: () => showJob(job) }, t('history')),
+        job.state === 'dead' ? h('button', { type: 'button', class: 'redeliver', onclick: () => redeliver(job.request_id) }, t('redeliver')) : null,
+      ),
+    ),
+  );
+  $('#jobs tbody').replaceChildren(...(rows.length ? rows : [h('tr', {}, h('td', { colspan: 5 }, t('noJobs')))]));
+}
+
+function showJob(job) {
+  $('#job-detail').replaceChildren(
+    h('h3', {}, `${t('history')}: ${job.request_id}`),
+    job.error ? h('p', { class: 'error' }, `${job.error.kind}: ${job.error.message}`) : null,
+    h('ol', { class: 'history' }, job.history.map((event) => h('li', {}, h('time', {}, when(event.at)), ` ${event.event}`, event.detail ? ` — ${event.detail}` : ''))),
+  );
+}
+
+async function redeliver(requestId) {
+  try {
+    const job = await api(`/ai/v1/report-advice-draft/${encodeURIComponent(requestId)}/redeliver`, { method: 'POST' });
+    showJob(job);
+    $('#job-detail').prepend(h('p', { class: 'ok', role: 'status' }, t('redelivered')));
+    await refreshStatus();
+  } catch (error) {
+    $('#job-detail').replaceChildren(h('p', { class: 'error', role: 'alert' }, error.message));
+  }
+}
+
+// ---- tabs ----
+
+function selectTab(tab) {
+  for (const other of document.querySelectorAll('[role=tab]')) {
+    const selected = other === tab;
+    other.setAttribute('aria-selected', String(selected));
+    other.tabIndex = selected ? 0 : -1;
+    $(`#${other.getAttribute('aria-controls')}`).hidden = !selected;
+  }
+  tab.focus();
+  if (tab.id === 'tab-status') refreshStatus().catch(() => {});
+}
+
+function onTabKey(event) {
+  const tabs = [...document.querySelectorAll('[role=tab]')];
+  const index = tabs.indexOf(event.target);
+  const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+  if (index < 0 || !step) return;
+  event.preventDefault();
+  selectTab(tabs[(index + step + tabs.length) % tabs.length]);
+}
+
+// ---- try it ----
+
+/** Uploads the file as a short-lived blob behind the gateway's own signed link, runs `work`, then deletes it. */
+async function withUpload(file, work) {
+  const upload = await api('/console/api/uploads', { method: 'POST', body: file, contentType: 'application/octet-stream' });
+  try {
+    return await work(upload);
+  } finally {
+    await api(`/console/api/uploads/${encodeURIComponent(upload.token)}`, { method: 'DELETE' }).catch(() => {});
+  }
+}
+
+const requestId = () => `console-${crypto.randomUUID()}`;
+const fileReference = (file, upload) => ({ upload_file_id: 1, bucket: 'console', object_key: file.name, file_name: file.name, file_url: upload.file_url });
+/** A produced file's signed link as a path on this origin (PUBLIC_BASE_URL may name the gateway otherwise). */
+const onThisOrigin = (url) => new URL(url).pathname;
+
+function preview(source, type, label) {
+  if (type === 'application/pdf') return h('object', { data: source, type, 'aria-label': label, class: 'page' });
+  return h('img', { src: source, alt: label, class: 'page' });
+}
+
+const figure = (caption, content) => h('figure', {}, h('figcaption', {}, caption), content);
+
+function failure(error) {
+  const withheld = error.kind === 'deidentification_failed';
+  return h('div', { class: withheld ? 'withheld' : 'error', role: 'alert' },
+    h('strong', {}, withheld ? t('withheld') : t('failed')), ` (${error.kind}): ${error.message}`);
+}
+
+const TRY = {
+  async 'case-file-process'(file, originalUrl) {
+    return withUpload(file, async (upload) => {
+      const response = await api('/ai/v1/case-file-process', { method: 'POST', json: { request_id: requestId(), files: [fileReference(file, upload)] } });
+      const result = response.results[0];
+      const kinds = Object.entries(result.redaction_kinds ?? {});
+      const output = onThisOrigin(result.desensitized_url);
+      return [
+        h('dl', { class: 'facts' },
+          h('dt', {}, t('category')), h('dd', { 'data-field': 'category' }, result.category),
+          h('dt', {}, t('pages')), h('dd', {}, String(result.pages)),
+          h('dt', {}, t('redactions')), h('dd', { 'data-field': 'redactions' }, String(result.redactions)),
+          kinds.length ? [h('dt', {}, t('kinds')), h('dd', { 'data-field': 'kinds' }, kinds.map(([k, n]) => `${k} ${n}`).join(', '))] : null,
+        ),
+        h('div', { class: 'side-by-side' },
+          figure(t('original'), preview(originalUrl, file.type, t('original'))),
+          figure(t('deidentified'), preview(output, file.type === 'application/pdf' ? 'application/pdf' : 'image', t('deidentified'))),
+        ),
+      ];
+    });
+  },
+  async 'case-ocr'(file, originalUrl) {
+    return withUpload(file, async (upload) => {
+      const response = await api('/ai/v1/case-ocr', { method: 'POST', json: { request_id: requestId(), files: [fileReference(file, upload)] } });
+      const info = response.patient_info;
+      return [
+        h('h3', {}, t('patientInfo')),
+        h('dl', { class: 'facts' }, ['name', 'age', 'cancer_type', 'stage'].map((field) => [
+          h('dt', {}, t(field)), h('dd', { 'data-field': field }, info[field] ?? t('notFound')),
+        ])),
+        h('div', { class: 'side-by-side' },
+          figure(t('original'), preview(originalUrl, file.type, t('original'))),
+          figure(t('text'), h('pre', { class: 'ocr-text', tabindex: 0 }, response.ocr_results[0].ocr_result)),
+        ),
+      ];
+    });
+  },
+};
+
+async function onTry(event) {
+  event.preventDefault();
+  const form = event.target;
+  const panel = form.closest('[role=tabpanel]');
+  const file = form.elements.file.files[0];
+  if (!file) return;
+  const button = form.querySelector('button');
+  const busy = $('.busy', panel);
+  const result = $('.result', panel);
+  button.disabled = true;
+  busy.textContent = t('working');
+  result.replaceChildren();
+  delete result.dataset.done;
+  const originalUrl = URL.createObjectURL(file);
+  try {
+    result.replaceChildren(...(await TRY[form.dataset.operation](file, originalUrl)).flat());
+    result.dataset.done = 'ok';
+  } catch (error) {
+    result.replaceChildren(failure(error));
+    result.dataset.done = 'error';
+  } finally {
+    button.disabled = false;
+    busy.textContent = '';
+  }
+}
+
+// ---- start ----
+
+$('#language').addEventListener('change', (event) => {
+  language = event.target.value;
+  sessionStorage.setItem(LANGUAGE_KEY, language);
+  applyLanguage();
+});
+$('#sign-in-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  sessionStorage.setItem(TOKEN_KEY, $('#token').value.trim());
+  $('#token').value = '';
+  enter();
+});
+$('#sign-out').addEventListener('click', () => {
+  sessionStorage.removeItem(TOKEN_KEY);
+  showSignIn();
+});
+for (const tab of document.querySelectorAll('[role=tab]')) {
+  tab.addEventListener('click', () => selectTab(tab));
+  tab.addEventListener('keydown', onTabKey);
+}
+for (const form of document.querySelectorAll('form.try')) form.addEventListener('submit', onTry);
+document.addEventListener('visibilitychange', () => {
+  if (!document.hidden && lastStatus && !$('#panel-status').hidden) refreshStatus().catch(() => {});
+});
+applyLanguage();
+enter();

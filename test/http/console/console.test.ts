@@ -1,0 +1,323 @@
+/**
+ * The operator's console against a real gateway (the real OCR engine, one worker; a scripted LLM
+ * only to have an AI-3 job to deliver): its API through the public HTTP interface, then the page
+ * itself in headless Debian chromium. Loopback fetching stays refused (FETCH_ALLOW_LOOPBACK=false):
+ * the console's uploads reach the operations through the gateway's own signed links only.
+ * Screenshots of each panel go to CONSOLE_SCREENSHOTS_DIR (default: a temporary folder).
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/index.js';
+import { adviceJobStatus } from '../../../src/contract/advice.js';
+import { createEngines } from '../../../src/engines/registry.js';
+import { readyStatus } from '../../../src/engines/readiness.js';
+import { chromiumMissing, openBrowser, type TestBrowser } from '../../support/browser.js';
+import { startFileServer, type FileServer } from '../../support/file-server.js';
+import { OCR_ENV, OCR_START_WITHIN_MS, baseUrl, startGateway, type TestGateway } from '../../support/gateway.js';
+import { fixturePath } from '../../support/paths.js';
+import { ScriptedLlmEngine } from '../../support/test-engines.js';
+import { describeWithTools } from '../../support/tools.js';
+
+// The page's globals, as the functions evaluated in it see them (this project has no DOM types).
+declare const sessionStorage: { getItem(key: string): string | null };
+declare const localStorage: { length: number };
+declare const document: { activeElement: { id: string } | null };
+
+const TOKEN = 'console-test-token-0123456789';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+const ADVICE_PATH = '/ai/v1/report-advice-draft';
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS_DIR ?? join(tmpdir(), 'console-screenshots');
+const ADVICE_ANSWER = {
+  overall: '两科均倾向先行系统治疗。',
+  recommendations: [{ advice: '先行新辅助治疗。', departments: ['胸外科'] }],
+  open_questions: '',
+};
+
+/** The platform's callback receiver: refuses every callback (503) until it recovers. */
+interface Platform {
+  server: FileServer;
+  received: string[];
+  up: boolean;
+}
+
+let gateway: TestGateway;
+let platform: Platform;
+
+beforeAll(async () => {
+  const received: string[] = [];
+  platform = { server: undefined as never, received, up: false };
+  platform.server = await startFileServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (!platform.up) return void response.writeHead(503).end();
+      received.push(Buffer.concat(chunks).toString('utf8'));
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  const env = {
+    ...OCR_ENV,
+    FETCH_ALLOW_LOOPBACK: 'false',
+    API_TOKENS: TOKEN,
+    CALLBACK_BASE_URL: platform.server.url(''),
+    CALLBACK_RETRY_BASE_MS: '20',
+    CALLBACK_RETRY_MAX_DELAY_MS: '100',
+    CALLBACK_RETRY_HORIZON_MS: '300',
+  };
+  const engines = { ...createEngines(loadConfig(env)), llm: new ScriptedLlmEngine(() => ADVICE_ANSWER) };
+  gateway = await startGateway(env, { engines, listen: true });
+  await readyStatus('ocr', () => gateway.app.engineStatus('ocr'), OCR_START_WITHIN_MS);
+}, OCR_START_WITHIN_MS);
+
+afterAll(async () => {
+  await gateway?.close();
+  await platform?.server.close();
+});
+
+async function upload(name: string) {
+  const response = await gateway.app.inject({
+    method: 'POST',
+    url: '/console/api/uploads',
+    headers: { ...AUTH, 'content-type': 'application/octet-stream' },
+    payload: await readFile(name),
+  });
+  return { status: response.statusCode, json: response.json<{ file_url: string; path: string; token: string }>() };
+}
+
+async function caseOcr(fileUrl: string) {
+  const file = { upload_file_id: 1, bucket: 'console', object_key: 'k', file_name: 'report1.png', file_url: fileUrl };
+  const response = await gateway.app.inject({ method: 'POST', url: '/ai/v1/case-ocr', headers: AUTH, payload: { request_id: 'console-api-1', files: [file] } });
+  return { status: response.statusCode, json: response.json<Record<string, unknown> & { error?: { kind: string } }>() };
+}
+
+async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function adviceState(requestId: string): Promise<string> {
+  const response = await gateway.app.inject({ method: 'GET', url: `${ADVICE_PATH}/${requestId}`, headers: AUTH });
+  return adviceJobStatus.parse(response.json()).state;
+}
+
+/** An AI-3 job whose callback the platform refused until the retry horizon passed. */
+async function deadJob(requestId: string): Promise<void> {
+  const body = {
+    request_id: requestId,
+    cancer_type: '肺癌',
+    case_summary: { diagnosis: '右肺腺癌', key_question: '是否手术' },
+    dept_opinions: [{ dept: '胸外科', content: '建议手术', supplements: [] }],
+  };
+  const accepted = await gateway.app.inject({ method: 'POST', url: ADVICE_PATH, headers: AUTH, payload: body });
+  expect(accepted.statusCode).toBe(202);
+  await waitFor(() => adviceState(requestId), (state) => state === 'dead');
+}
+
+describe('the console API', () => {
+  it('serves the page, its script and its styles from local files without a token, same-origin only', async () => {
+    let bytes = 0;
+    for (const [path, type] of [
+      ['/console', 'text/html'],
+      ['/console/console.js', 'text/javascript'],
+      ['/console/console.css', 'text/css'],
+    ] as const) {
+      const response = await gateway.app.inject({ method: 'GET', url: path });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toContain(type);
+      expect(response.headers['content-security-policy']).toContain("default-src 'self'");
+      // Air-gapped: nothing is loaded from another origin.
+      expect(response.body).not.toMatch(/(?:src|href)=["']?(?:https?:)?\/\//);
+      expect(response.body).not.toMatch(/@import|url\(\s*["']?https?:/);
+      bytes += response.rawPayload.length;
+    }
+    // A hospital intranet page: HTML, script and styles together stay small.
+    expect(bytes).toBeLessThan(40 * 1024);
+  });
+
+  it('answers its data only with a valid bearer token', async () => {
+    expect((await gateway.app.inject({ method: 'GET', url: '/console/api/status' })).statusCode).toBe(401);
+    const wrong = await gateway.app.inject({ method: 'GET', url: '/console/api/status', headers: { authorization: 'Bearer nope' } });
+    expect(wrong.statusCode).toBe(401);
+    expect((await gateway.app.inject({ method: 'POST', url: '/console/api/uploads', payload: Buffer.from('x') })).statusCode).toBe(401);
+    const redeliver = await gateway.app.inject({ method: 'POST', url: `${ADVICE_PATH}/x/redeliver` });
+    expect(redeliver.statusCode).toBe(401);
+  });
+
+  it('reports each engine with its model, threads, concurrency and queue, the recent traffic and AI-3 jobs by state', async () => {
+    await gateway.app.inject({ method: 'GET', url: `${ADVICE_PATH}/no-such-job`, headers: AUTH });
+    const response = await gateway.app.inject({ method: 'GET', url: '/console/api/status', headers: AUTH });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['cache-control']).toBe('private, no-store');
+    const status = response.json();
+    expect(status.engines.ocr).toMatchObject({ state: 'ready', threads: 1, concurrency: expect.any(Number), running: 0, queued: 0 });
+    expect(status.engines.ocr.mean_queue_wait_seconds).toBeGreaterThanOrEqual(0);
+    expect(status.engines.asr).toMatchObject({ state: expect.any(String), reason: expect.any(String) });
+    expect(status.traffic.perMinute).toHaveLength(15);
+    expect(status.traffic.errorKinds.not_found).toBeGreaterThanOrEqual(1);
+    expect(status.advice.counts).toMatchObject({ queued: expect.any(Number), dead: expect.any(Number) });
+  });
+
+  it('hands an upload to an operation through its own signed link while loopback stays refused, and deletes it', async () => {
+    const { status, json } = await upload(fixturePath('ocr', 'report1.png'));
+    expect(status).toBe(201);
+    expect(json.path).toBe(`/files/${json.token}`);
+    const read = await caseOcr(json.file_url);
+    expect(read.status).toBe(200);
+    expect(read.json.patient_info).toMatchObject({ name: '张三', age: '56' });
+    // Only the console's own uploads: any other loopback URL is still refused.
+    const other = await caseOcr(`http://127.0.0.1:${new URL(baseUrl(gateway.app)).port}${json.path}`);
+    expect(other.json.error?.kind).toBe('forbidden_url');
+
+    const deleted = await gateway.app.inject({ method: 'DELETE', url: `/console/api/uploads/${json.token}`, headers: AUTH });
+    expect(deleted.statusCode).toBe(204);
+    expect((await gateway.app.inject({ method: 'GET', url: json.path })).statusCode).toBe(404);
+    expect((await caseOcr(json.file_url)).json.error?.kind).toBe('forbidden_url');
+    expect(gateway.logs.join('\n')).not.toMatch(/张三|肺腺癌/);
+  }, 60_000);
+
+  it('refuses an upload that is no image, PDF or recording', async () => {
+    const response = await gateway.app.inject({
+      method: 'POST',
+      url: '/console/api/uploads',
+      headers: { ...AUTH, 'content-type': 'application/octet-stream' },
+      payload: Buffer.from('plain text'),
+    });
+    expect(response.statusCode).toBe(415);
+    expect(response.json().error.kind).toBe('unsupported_media');
+  });
+});
+
+describeWithTools('the console in headless chromium', await chromiumMissing(), () => {
+  let browser: TestBrowser;
+  let page: Page;
+  let url: string;
+
+  beforeAll(async () => {
+    await mkdir(SCREENSHOTS, { recursive: true });
+    browser = await openBrowser('en-GB');
+    page = await browser.context.newPage();
+    url = `${baseUrl(gateway.app)}/console`;
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
+
+  it('asks for a token, refuses a wrong one, and keeps the right one in the tab only', async () => {
+    await page.goto(url);
+    await page.getByLabel('API token').fill('wrong-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('#sign-in-error').textContent()).toBe('The gateway refused this token.');
+
+    // An error for the traffic panel to show.
+    await gateway.app.inject({ method: 'GET', url: `${ADVICE_PATH}/no-such-job`, headers: AUTH });
+    await page.getByLabel('API token').fill(TOKEN);
+    await page.keyboard.press('Enter');
+    await page.locator('#engines tr[data-engine=ocr] .state-ready').waitFor();
+    expect(await page.evaluate(() => [sessionStorage.getItem('mdt-console-token'), localStorage.length])).toEqual([TOKEN, 0]);
+  });
+
+  it('shows every engine with its state, threads and concurrency, and the traffic of the last minutes', async () => {
+    const row = page.locator('#engines tr[data-engine=ocr]');
+    expect(await row.locator('td').nth(4).textContent()).toBe('1');
+    expect(await page.locator('#engines tr[data-engine=llm]').textContent()).toContain('scripted.gguf');
+    expect(await page.locator('#traffic-chart .bar').count()).toBe(15);
+    expect(await page.locator('#error-kinds').textContent()).toMatch(/Error kinds: .*not_found \d+/);
+  });
+
+  it('redelivers a dead AI-3 job and shows it delivered, with its history', async () => {
+    await deadJob('console-dead-1');
+    platform.up = true;
+    const row = page.locator('tr[data-request-id=console-dead-1]');
+    await row.locator('.state-dead').waitFor({ timeout: 10_000 });
+    await shot('status');
+    await row.getByRole('button', { name: 'Redeliver' }).click();
+    await page.getByText('Redelivery requested.').waitFor();
+    await row.locator('.state-delivered').waitFor({ timeout: 10_000 });
+    expect(platform.received).toHaveLength(1);
+    await row.getByRole('button', { name: 'History' }).click();
+    const history = await page.locator('#job-detail .history').textContent();
+    expect(history).toMatch(/dead.*redelivery_requested.*delivered/s);
+  }, 30_000);
+
+  /** Runs a try-it panel on `fixture`; the links of the uploads the console deleted after it. */
+  async function tryFile(tab: string, fixture: string): Promise<{ outcome: string | null; deleted: string[] }> {
+    await page.getByRole('tab', { name: tab }).click();
+    const panel = page.locator(`#panel-${tab}`);
+    const deleted: string[] = [];
+    const onRequest = (request: Request) => {
+      const token = /\/console\/api\/uploads\/([^/?]+)$/.exec(request.url())?.[1];
+      if (request.method() === 'DELETE' && token) deleted.push(`/files/${decodeURIComponent(token)}`);
+    };
+    page.on('request', onRequest);
+    await panel.locator('input[type=file]').setInputFiles(fixture);
+    await panel.getByRole('button', { name: 'Run' }).click();
+    await panel.locator('.result[data-done]').waitFor({ timeout: 120_000 });
+    page.off('request', onRequest);
+    return { outcome: await panel.locator('.result').getAttribute('data-done'), deleted };
+  }
+
+  /** The upload is gone after the try: its signed link answers 404. */
+  async function expectDeleted(paths: string[]): Promise<void> {
+    expect(paths).toHaveLength(1);
+    await expect.poll(async () => (await gateway.app.inject({ method: 'GET', url: paths[0]! })).statusCode).toBe(404);
+  }
+
+  it('de-identifies a page: the original and the output side by side, the boxes counted, the category named', async () => {
+    const { outcome, deleted } = await tryFile('case-file-process', fixturePath('deid', 'pathology-zh-clean.png'));
+    expect(outcome).toBe('ok');
+    const panel = page.locator('#panel-case-file-process');
+    expect(Number(await panel.locator('[data-field=redactions]').textContent())).toBeGreaterThan(0);
+    expect(await panel.locator('[data-field=category]').textContent()).toBe('pathology_report');
+    const sizes = await panel.locator('img.page').evaluateAll((images) => images.map((image) => (image as unknown as { naturalWidth: number }).naturalWidth));
+    expect(sizes).toHaveLength(2);
+    expect(sizes.every((width) => width > 0)).toBe(true);
+    await shot('case-file-process');
+    await expectDeleted(deleted);
+  }, 180_000);
+
+  it('shows why a page was withheld', async () => {
+    const { outcome, deleted } = await tryFile('case-file-process', fixturePath('console', 'pathology-zh-blurred.jpg'));
+    expect(outcome).toBe('error');
+    const withheld = page.locator('#panel-case-file-process .withheld');
+    expect(await withheld.textContent()).toMatch(/Withheld \(deidentification_failed\): .*page 1 was read with confidence \d+, under the 70/);
+    await shot('withheld');
+    await expectDeleted(deleted);
+  }, 180_000);
+
+  it('reads a page: its text and the patient information', async () => {
+    const { outcome, deleted } = await tryFile('case-ocr', fixturePath('ocr', 'report1.png'));
+    expect(outcome).toBe('ok');
+    const panel = page.locator('#panel-case-ocr');
+    expect(await panel.locator('[data-field=name]').textContent()).toBe('张三');
+    expect(await panel.locator('[data-field=age]').textContent()).toBe('56');
+    expect(await panel.locator('.ocr-text').textContent()).toContain('病理诊断报告单');
+    await shot('case-ocr');
+    await expectDeleted(deleted);
+    // Nothing the console showed reached the logs.
+    expect(gateway.logs.join('\n')).not.toMatch(/张三|肺腺癌|病理诊断/);
+  }, 180_000);
+
+  it('switches to Chinese, and moves between panels with the arrow keys', async () => {
+    await page.getByLabel('Language').selectOption('zh');
+    expect(await page.locator('h1').textContent()).toBe('MDT AI 网关 · 控制台');
+    expect(await page.locator('html').getAttribute('lang')).toBe('zh-CN');
+    await page.getByRole('tab', { name: '状态' }).focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('tab-case-file-process');
+    expect(await page.locator('#panel-case-file-process').isVisible()).toBe(true);
+    await page.keyboard.press('ArrowLeft');
+    await page.locator('#panel-status').waitFor();
+    await shot('status-zh');
+  });
+});
