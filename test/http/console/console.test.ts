@@ -18,6 +18,7 @@ import { chromiumMissing, openBrowser, type TestBrowser } from '../../support/br
 import { startFileServer, type FileServer } from '../../support/file-server.js';
 import { OCR_ENV, OCR_START_WITHIN_MS, baseUrl, startGateway, type TestGateway } from '../../support/gateway.js';
 import { fixturePath } from '../../support/paths.js';
+import { speechScript } from '../../support/speech-script.js';
 import { ScriptedLlmEngine } from '../../support/test-engines.js';
 import { describeWithTools } from '../../support/tools.js';
 
@@ -35,6 +36,13 @@ const ADVICE_ANSWER = {
   recommendations: [{ advice: '先行新辅助治疗。', departments: ['胸外科'] }],
   open_questions: '',
 };
+
+const SPEECH = '嗯，我们看一下影像。右肺上叶见3.2厘米肿块，边缘有毛刺。分期的话，考虑cT2aN2M0，IIIA期。';
+const SPEECH_EVIDENCE = ['右肺上叶见3.2厘米肿块，边缘有毛刺', '考虑cT2aN2M0，IIIA期'];
+const speechAnswer = speechScript({
+  1: { status: 'covered', quote: SPEECH_EVIDENCE[0]! },
+  2: { status: 'covered', quote: SPEECH_EVIDENCE[1]! },
+});
 
 /** The platform's callback receiver: refuses every callback (503) until it recovers. */
 interface Platform {
@@ -67,7 +75,10 @@ beforeAll(async () => {
     CALLBACK_RETRY_MAX_DELAY_MS: '100',
     CALLBACK_RETRY_HORIZON_MS: '300',
   };
-  const engines = { ...createEngines(loadConfig(env)), llm: new ScriptedLlmEngine(() => ADVICE_ANSWER) };
+  const engines = { ...createEngines(loadConfig(env)), llm: new ScriptedLlmEngine((request) =>
+      request.schema.safeParse(ADVICE_ANSWER).success ? ADVICE_ANSWER : speechAnswer(request),
+    ),
+  };
   gateway = await startGateway(env, { engines, listen: true });
   await readyStatus('ocr', () => gateway.app.engineStatus('ocr'), OCR_START_WITHIN_MS);
 }, OCR_START_WITHIN_MS);
@@ -307,6 +318,42 @@ describeWithTools('the console in headless chromium', await chromiumMissing(), (
     // Nothing the console showed reached the logs.
     expect(gateway.logs.join('\n')).not.toMatch(/张三|肺腺癌|病理诊断/);
   }, 180_000);
+
+  it('judges a speech: covered and missing per point, and each evidence span marked in the speech once complete', async () => {
+    await page.getByRole('tab', { name: 'speech-process' }).click();
+    const panel = page.locator('#panel-speech-process');
+    const run = async (points: string) => {
+      await panel.getByLabel('Required points, one a line').fill(points);
+      await panel.getByLabel('Speech text').fill(SPEECH);
+      await panel.getByRole('button', { name: 'Run' }).click();
+      await panel.locator('.result[data-done=ok]').waitFor();
+      return panel.locator('.points li').evaluateAll((items) => items.map((item) => item.className));
+    };
+    expect(await run('影像学表现\n影像学分期\n病理意见')).toEqual(['covered', 'covered', 'missing']);
+    expect(await panel.locator('[data-field=complete]').textContent()).toBe('Incomplete');
+
+    expect(await run('影像学表现\n影像学分期')).toEqual(['covered', 'covered']);
+    expect(await panel.locator('[data-field=complete]').textContent()).toBe('Complete');
+    expect(await panel.locator('.speech mark').allTextContents()).toEqual(SPEECH_EVIDENCE);
+    await shot('speech-process');
+  });
+
+  it('submits a report advice draft and follows the job until its callback was delivered', async () => {
+    await page.getByRole('tab', { name: 'report-advice-draft' }).click();
+    const panel = page.locator('#panel-report-advice-draft');
+    await panel.getByLabel('Diagnosis').fill('右肺腺癌 cT2aN2M0 IIIA期');
+    await panel.getByLabel('Key question').fill('是否手术');
+    await panel.getByLabel('Department', { exact: true }).fill('胸外科');
+    await panel.getByLabel('Its opinion').fill('建议先行新辅助治疗。');
+    const received = platform.received.length;
+    await panel.getByRole('button', { name: 'Run' }).click();
+    await panel.locator('.result[data-done=ok]').waitFor({ timeout: 20_000 });
+    expect(await panel.locator('[data-field=state]').textContent()).toBe('delivered');
+    expect(await panel.locator('.history').textContent()).toMatch(/accepted.*drafted.*delivered/s);
+    expect(platform.received).toHaveLength(received + 1);
+    expect(JSON.parse(platform.received.at(-1)!)).toMatchObject({ status: 'succeeded', advice_draft: expect.stringContaining('先行新辅助治疗') });
+    await shot('report-advice-draft');
+  }, 30_000);
 
   it('switches to Chinese, and moves between panels with the arrow keys', async () => {
     await page.getByLabel('Language').selectOption('zh');

@@ -22,6 +22,11 @@ const TEXT = {
     redactions: 'Redaction boxes', kinds: 'By kind', withheld: 'Withheld', failed: 'Failed',
     patientInfo: 'Patient information', text: 'Text', name: 'Name', age: 'Age', cancer_type: 'Cancer type', stage: 'Stage',
     notFound: 'not found', unreachable: 'The gateway did not answer.',
+    speechTitle: "Judge a doctor's speech against the required points", cancerType: 'Cancer type',
+    department: 'Department code', points: 'Required points, one a line', speechText: 'Speech text',
+    complete: 'Complete', incomplete: 'Incomplete', covered: 'covered', missing: 'missing', conclusion: 'Conclusion',
+    adviceTitle: 'Draft report advice (AI-3), then follow the job to its callback', diagnosis: 'Diagnosis',
+    question: 'Key question', dept: 'Department', opinion: 'Its opinion', accepted: 'Accepted; following the job…',
   },
   zh: {
     title: 'MDT AI 网关 · 控制台', language: '语言', signOut: '退出', signInTitle: '登录',
@@ -39,6 +44,10 @@ const TEXT = {
     redactions: '遮盖框', kinds: '按类型', withheld: '已扣留', failed: '失败',
     patientInfo: '患者信息', text: '文本', name: '姓名', age: '年龄', cancer_type: '癌种', stage: '分期',
     notFound: '未识别', unreachable: '网关没有应答。',
+    speechTitle: '按必答要点评判医生发言', cancerType: '癌种', department: '科室代码', points: '必答要点，每行一个',
+    speechText: '发言文本', complete: '完整', incomplete: '不完整', covered: '已覆盖', missing: '缺失', conclusion: '结论',
+    adviceTitle: '生成报告建议草稿（AI-3），并跟踪任务直到回调', diagnosis: '诊断', question: '关键问题', dept: '科室',
+    opinion: '科室意见', accepted: '已受理，正在跟踪任务…',
   },
 };
 
@@ -331,8 +340,8 @@ async function onTry(event) {
   event.preventDefault();
   const form = event.target;
   const panel = form.closest('[role=tabpanel]');
-  const file = form.elements.file.files[0];
-  if (!file) return;
+  const file = form.elements.file?.files[0];
+  if (form.elements.file && !file) return;
   const button = form.querySelector('button');
   const busy = $('.busy', panel);
   const result = $('.result', panel);
@@ -340,9 +349,10 @@ async function onTry(event) {
   busy.textContent = t('working');
   result.replaceChildren();
   delete result.dataset.done;
-  const originalUrl = URL.createObjectURL(file);
+  const originalUrl = file ? URL.createObjectURL(file) : undefined;
   try {
-    result.replaceChildren(...(await TRY[form.dataset.operation](file, originalUrl)).flat());
+    const shown = await TRY[form.dataset.operation](file ?? form.elements, originalUrl, result);
+    result.replaceChildren(...shown.flat(Infinity));
     result.dataset.done = 'ok';
   } catch (error) {
     result.replaceChildren(failure(error));
@@ -352,6 +362,73 @@ async function onTry(event) {
     busy.textContent = '';
   }
 }
+
+/** The speech with every evidence span marked, in the order they occur. */
+function markedSpeech(speech, spans) {
+  const found = spans
+    .filter(Boolean)
+    .map((span) => ({ start: speech.indexOf(span), span }))
+    .filter(({ start }) => start >= 0)
+    .sort((a, b) => a.start - b.start);
+  const parts = [];
+  let at = 0;
+  for (const { start, span } of found) {
+    if (start < at) continue;
+    parts.push(speech.slice(at, start), h('mark', {}, span));
+    at = start + span.length;
+  }
+  parts.push(speech.slice(at));
+  return h('p', { class: 'speech' }, parts);
+}
+
+TRY['speech-process'] = async (fields) => {
+  const points = fields.points.value.split('\n').map((line) => line.trim()).filter(Boolean).map((name, index) => ({ seq: index + 1, name }));
+  const speech = fields.speech_text.value;
+  const response = await api('/ai/v1/speech-process', {
+    method: 'POST',
+    json: { request_id: requestId(), cancer_type: fields.cancer_type.value, standard_department_code: fields.department.value, points, speech_text: speech },
+  });
+  const covered = new Set(response.covered.map((point) => point.seq));
+  const structured = response.organized?.structured ?? [];
+  return [
+    h('p', { class: response.is_complete ? 'ok' : 'error', 'data-field': 'complete' }, response.is_complete ? t('complete') : t('incomplete')),
+    h('ul', { class: 'points' }, points.map((point) => {
+      const organized = structured.find((item) => item.seq === point.seq);
+      return h('li', { 'data-seq': point.seq, class: covered.has(point.seq) ? 'covered' : 'missing' },
+        h('strong', {}, covered.has(point.seq) ? t('covered') : t('missing')), ` ${point.name}`,
+        organized?.value ? ` — ${organized.value}` : '');
+    })),
+    markedSpeech(speech, structured.map((item) => item.source_text)),
+    response.organized ? h('p', {}, h('strong', {}, `${t('conclusion')}: `), response.organized.conclusion) : null,
+  ];
+};
+
+const FINISHED_JOB_STATES = new Set(['delivered', 'dead']);
+const ADVICE_FOLLOW_MS = 2000;
+
+TRY['report-advice-draft'] = async (fields, _unused, result) => {
+  const id = requestId();
+  await api('/ai/v1/report-advice-draft', {
+    method: 'POST',
+    json: {
+      request_id: id,
+      cancer_type: fields.cancer_type.value,
+      case_summary: { diagnosis: fields.diagnosis.value, key_question: fields.key_question.value },
+      dept_opinions: [{ dept: fields.dept.value, content: fields.opinion.value, supplements: [] }],
+    },
+  });
+  result.replaceChildren(h('p', { role: 'status' }, t('accepted')));
+  for (;;) {
+    const job = await api(`/ai/v1/report-advice-draft/${encodeURIComponent(id)}`);
+    const view = [
+      h('p', {}, `request_id ${job.request_id}: `, h('span', { class: `state state-${job.state}`, 'data-field': 'state' }, job.state)),
+      h('ol', { class: 'history' }, job.history.map((event) => h('li', {}, h('time', {}, when(event.at)), ` ${event.event}`, event.detail ? ` — ${event.detail}` : ''))),
+    ];
+    if (FINISHED_JOB_STATES.has(job.state)) return view;
+    result.replaceChildren(...view);
+    await new Promise((resolve) => setTimeout(resolve, ADVICE_FOLLOW_MS));
+  }
+};
 
 // ---- start ----
 
