@@ -7,20 +7,22 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/index.js';
 import { adviceJobStatus } from '../../../src/contract/advice.js';
 import { createEngines } from '../../../src/engines/registry.js';
 import { readyStatus } from '../../../src/engines/readiness.js';
+import { FAST_ASR_ENV, asrToolsMissing } from '../../support/audio.js';
 import { chromiumMissing, openBrowser, type TestBrowser } from '../../support/browser.js';
 import { startFileServer, type FileServer } from '../../support/file-server.js';
 import { OCR_ENV, OCR_START_WITHIN_MS, baseUrl, startGateway, type TestGateway } from '../../support/gateway.js';
-import { fixturePath } from '../../support/paths.js';
+import { ensureWhisperTestModel } from '../../support/models/whisper-model.js';
+import { TEST_MODELS_DIR, fixturePath } from '../../support/paths.js';
 import { speechScript } from '../../support/speech-script.js';
 import { ScriptedLlmEngine } from '../../support/test-engines.js';
-import { describeWithTools } from '../../support/tools.js';
+import { describeWithTools, itWithTools } from '../../support/tools.js';
 
 // The page's globals, as the functions evaluated in it see them (this project has no DOM types).
 declare const sessionStorage: { getItem(key: string): string | null };
@@ -51,6 +53,7 @@ interface Platform {
   up: boolean;
 }
 
+const asrMissing = await asrToolsMissing();
 let gateway: TestGateway;
 let platform: Platform;
 
@@ -66,8 +69,11 @@ beforeAll(async () => {
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
+  // whisper-cli on the random tiny model, where it is built (the ASR panel's test needs it).
+  const whisper = asrMissing === null ? (await ensureWhisperTestModel({ modelsDir: TEST_MODELS_DIR })).path : undefined;
   const env = {
     ...OCR_ENV,
+    ...(whisper ? { ...FAST_ASR_ENV, MODELS_DIR: dirname(whisper), WHISPER_MODEL: basename(whisper) } : {}),
     FETCH_ALLOW_LOOPBACK: 'false',
     API_TOKENS: TOKEN,
     CALLBACK_BASE_URL: platform.server.url(''),
@@ -81,6 +87,7 @@ beforeAll(async () => {
   };
   gateway = await startGateway(env, { engines, listen: true });
   await readyStatus('ocr', () => gateway.app.engineStatus('ocr'), OCR_START_WITHIN_MS);
+  if (whisper) await readyStatus('asr', () => gateway.app.engineStatus('asr'), OCR_START_WITHIN_MS);
 }, OCR_START_WITHIN_MS);
 
 afterAll(async () => {
@@ -170,7 +177,8 @@ describe('the console API', () => {
     const status = response.json();
     expect(status.engines.ocr).toMatchObject({ state: 'ready', threads: 1, concurrency: expect.any(Number), running: 0, queued: 0 });
     expect(status.engines.ocr.mean_queue_wait_seconds).toBeGreaterThanOrEqual(0);
-    expect(status.engines.asr).toMatchObject({ state: expect.any(String), reason: expect.any(String) });
+    expect(status.engines.llm).toMatchObject({ state: 'ready', model: expect.stringContaining('scripted.gguf') });
+    expect(status.engines.asr).toMatchObject({ state: asrMissing === null ? 'ready' : expect.any(String), threads: expect.any(Number) });
     expect(status.traffic.perMinute).toHaveLength(15);
     expect(status.traffic.errorKinds.not_found).toBeGreaterThanOrEqual(1);
     expect(status.advice.counts).toMatchObject({ queued: expect.any(Number), dead: expect.any(Number) });
@@ -318,6 +326,20 @@ describeWithTools('the console in headless chromium', await chromiumMissing(), (
     // Nothing the console showed reached the logs.
     expect(gateway.logs.join('\n')).not.toMatch(/张三|肺腺癌|病理诊断/);
   }, 180_000);
+
+  itWithTools('transcribes a recording: the transcript, and segment times that play the audio from there', asrMissing, async () => {
+    const { outcome, deleted } = await tryFile('asr', fixturePath('audio', 'jfk.wav'));
+    expect(outcome).toBe('ok');
+    const panel = page.locator('#panel-asr');
+    const segment = panel.locator('.segments button').first();
+    const startMs = Number(await segment.getAttribute('data-start-ms'));
+    expect(await segment.textContent()).toMatch(/^\d+:\d\d\.\d–\d+:\d\d\.\d$/);
+    await segment.click();
+    const position = await panel.locator('audio').evaluate((audio) => (audio as unknown as { currentTime: number }).currentTime);
+    expect(position).toBeCloseTo(startMs / 1000, 1);
+    await shot('asr');
+    await expectDeleted(deleted);
+  }, 60_000);
 
   it('judges a speech: covered and missing per point, and each evidence span marked in the speech once complete', async () => {
     await page.getByRole('tab', { name: 'speech-process' }).click();

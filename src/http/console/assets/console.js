@@ -27,6 +27,7 @@ const TEXT = {
     complete: 'Complete', incomplete: 'Incomplete', covered: 'covered', missing: 'missing', conclusion: 'Conclusion',
     adviceTitle: 'Draft report advice (AI-3), then follow the job to its callback', diagnosis: 'Diagnosis',
     question: 'Key question', dept: 'Department', opinion: 'Its opinion', accepted: 'Accepted; following the job…',
+    asrTitle: 'Transcribe a recording', recording: 'Recording', transcript: 'Transcript', segments: 'Segments (click to play from there)',
   },
   zh: {
     title: 'MDT AI 网关 · 控制台', language: '语言', signOut: '退出', signInTitle: '登录',
@@ -48,6 +49,7 @@ const TEXT = {
     speechText: '发言文本', complete: '完整', incomplete: '不完整', covered: '已覆盖', missing: '缺失', conclusion: '结论',
     adviceTitle: '生成报告建议草稿（AI-3），并跟踪任务直到回调', diagnosis: '诊断', question: '关键问题', dept: '科室',
     opinion: '科室意见', accepted: '已受理，正在跟踪任务…',
+    asrTitle: '录音转写', recording: '录音', transcript: '转写文本', segments: '分段（点击从该处播放）',
   },
 };
 
@@ -362,6 +364,34 @@ async function onTry(event) {
     busy.textContent = '';
   }
 }
+
+/** 83450 → "1:23.4" */
+function clock(ms) {
+  const minutes = Math.floor(ms / 60000);
+  return `${minutes}:${((ms % 60000) / 1000).toFixed(1).padStart(4, '0')}`;
+}
+
+TRY.asr = async (file, originalUrl) =>
+  withUpload(file, async (upload) => {
+    const response = await api('/ai/v1/asr', { method: 'POST', json: { request_id: requestId(), voice_url: upload.file_url } });
+    const audio = h('audio', { controls: true, src: originalUrl, preload: 'metadata', 'aria-label': t('recording') });
+    const playFrom = (ms) => {
+      audio.currentTime = ms / 1000;
+      audio.play().catch(() => {});
+    };
+    return [
+      audio,
+      h('h3', {}, t('transcript')),
+      h('p', { 'data-field': 'text' }, response.text),
+      h('h3', {}, t('segments')),
+      h('ol', { class: 'segments' }, response.segments.map((segment) =>
+        h('li', {},
+          h('button', { type: 'button', class: 'link', 'data-start-ms': segment.start_ms, onclick: () => playFrom(segment.start_ms) },
+            `${clock(segment.start_ms)}–${clock(segment.end_ms)}`),
+          ` ${segment.text}`,
+        ))),
+    ];
+  });
 
 /** The speech with every evidence span marked, in the order they occur. */
 function markedSpeech(speech, spans) {
