@@ -32,6 +32,12 @@ export const caseFileProcessResponse = z.object({
         category: documentCategory.meta({ description: 'Kind of document, from its text by rules, refined by the LLM when it is ready (additive field)' }),
         pages: z.number().int().min(1).meta({ description: 'Pages in the file (additive field)' }),
         redactions: z.number().int().min(0).meta({ description: 'Boxes painted over personal data (additive field)' }),
+        page_redactions: z
+          .array(z.record(z.string(), z.number().int().min(0)))
+          .meta({
+            description:
+              'Per page, in order: boxes painted by kind of datum (name, resident_id, phone, hospital_id, birth_date, address, email, passport, insurance_number, identifier); {} for a page with none (additive field)',
+          }),
       }),
     )
     .meta({ description: 'One result per requested file, in request order' }),

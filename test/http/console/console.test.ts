@@ -298,6 +298,9 @@ describeWithTools('the console in headless chromium', await chromiumMissing(), (
     const panel = page.locator('#panel-case-file-process');
     expect(Number(await panel.locator('[data-field=redactions]').textContent())).toBeGreaterThan(0);
     expect(await panel.locator('[data-field=category]').textContent()).toBe('pathology_report');
+    const kinds = await panel.locator('dd[data-page="1"]').textContent();
+    expect(kinds).toMatch(/\bname \d+/);
+    expect(kinds).toMatch(/\bhospital_id \d+/);
     const sizes = await panel.locator('img.page').evaluateAll((images) => images.map((image) => (image as unknown as { naturalWidth: number }).naturalWidth));
     expect(sizes).toHaveLength(2);
     expect(sizes.every((width) => width > 0)).toBe(true);

@@ -19,7 +19,7 @@ const TEXT = {
     history: 'History', redeliver: 'Redeliver', redelivered: 'Redelivery requested.', noJobs: 'No jobs yet.',
     cfpTitle: 'De-identify a case file', ocrTitle: 'Read a case file', fileLabel: 'Image or PDF', run: 'Run',
     working: 'Working…', original: 'Original', deidentified: 'De-identified', category: 'Category', pages: 'Pages',
-    redactions: 'Redaction boxes', kinds: 'By kind', withheld: 'Withheld', failed: 'Failed',
+    redactions: 'Redaction boxes', page: (n) => `Page ${n}`, withheld: 'Withheld', failed: 'Failed',
     patientInfo: 'Patient information', text: 'Text', name: 'Name', age: 'Age', cancer_type: 'Cancer type', stage: 'Stage',
     notFound: 'not found', unreachable: 'The gateway did not answer.',
     speechTitle: "Judge a doctor's speech against the required points", cancerType: 'Cancer type',
@@ -42,7 +42,7 @@ const TEXT = {
     history: '历史', redeliver: '重新投递', redelivered: '已请求重新投递。', noJobs: '暂无任务。',
     cfpTitle: '病历文件脱敏', ocrTitle: '病历文件识别', fileLabel: '图片或 PDF', run: '运行',
     working: '处理中…', original: '原件', deidentified: '脱敏后', category: '类别', pages: '页数',
-    redactions: '遮盖框', kinds: '按类型', withheld: '已扣留', failed: '失败',
+    redactions: '遮盖框', page: (n) => `第 ${n} 页`, withheld: '已扣留', failed: '失败',
     patientInfo: '患者信息', text: '文本', name: '姓名', age: '年龄', cancer_type: '癌种', stage: '分期',
     notFound: '未识别', unreachable: '网关没有应答。',
     speechTitle: '按必答要点评判医生发言', cancerType: '癌种', department: '科室代码', points: '必答要点，每行一个',
@@ -304,14 +304,16 @@ const TRY = {
     return withUpload(file, async (upload) => {
       const response = await api('/ai/v1/case-file-process', { method: 'POST', json: { request_id: requestId(), files: [fileReference(file, upload)] } });
       const result = response.results[0];
-      const kinds = Object.entries(result.redaction_kinds ?? {});
       const output = onThisOrigin(result.desensitized_url);
       return [
         h('dl', { class: 'facts' },
           h('dt', {}, t('category')), h('dd', { 'data-field': 'category' }, result.category),
           h('dt', {}, t('pages')), h('dd', {}, String(result.pages)),
           h('dt', {}, t('redactions')), h('dd', { 'data-field': 'redactions' }, String(result.redactions)),
-          kinds.length ? [h('dt', {}, t('kinds')), h('dd', { 'data-field': 'kinds' }, kinds.map(([k, n]) => `${k} ${n}`).join(', '))] : null,
+          result.page_redactions.map((kinds, index) => [
+            h('dt', {}, TEXT[language].page(index + 1)),
+            h('dd', { 'data-page': index + 1 }, Object.entries(kinds).map(([kind, count]) => `${kind} ${count}`).join(', ') || '–'),
+          ]),
         ),
         h('div', { class: 'side-by-side' },
           figure(t('original'), preview(originalUrl, file.type, t('original'))),
