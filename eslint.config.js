@@ -74,7 +74,7 @@ export default tseslint.config(
     languageOptions: {
       sourceType: 'module',
       globals: Object.fromEntries(
-        ['document', 'navigator', 'sessionStorage', 'fetch', 'setTimeout', 'clearTimeout', 'URL', 'crypto'].map((name) => [name, 'readonly']),
+        ['document', 'navigator', 'sessionStorage', 'fetch', 'setTimeout', 'clearTimeout', 'URL', 'crypto', 'Image'].map((name) => [name, 'readonly']),
       ),
     },
   },

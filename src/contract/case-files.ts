@@ -47,10 +47,23 @@ export type CaseFileProcessResponse = z.infer<typeof caseFileProcessResponse>;
 export const caseOcrRequest = z.object({
   request_id: requestId,
   files: fileReferences,
+  include_lines: z.boolean().optional().meta({
+    description: "Also answer each page's recognised lines with their boxes, `pages` in every result (additive field, for the operator's console; default false)",
+  }),
 });
 export type CaseOcrRequest = z.infer<typeof caseOcrRequest>;
 
 const recognized = z.string().nullable().optional();
+
+const pixelBox = z.object({ x0: z.number(), y0: z.number(), x1: z.number(), y1: z.number() });
+const recognizedPage = z.object({
+  width: z.number().int().meta({ description: 'Pixels of the page as read: the image turned upright' }),
+  height: z.number().int(),
+  rotation: z.union([z.literal(0), z.literal(90), z.literal(180), z.literal(270)]).meta({
+    description: 'Degrees clockwise the image was turned to read it upright; boxes are in the turned image',
+  }),
+  lines: z.array(z.object({ text: z.string(), box: pixelBox })),
+});
 
 export const caseOcrResponse = z.object({
   request_id: z.string(),
@@ -67,6 +80,7 @@ export const caseOcrResponse = z.object({
       z.object({
         upload_file_id: z.number().int(),
         ocr_result: z.string().meta({ description: 'Text in reading order: lines joined by newlines, pages of a file too; no spaces between Chinese characters' }),
+        pages: z.array(recognizedPage).optional().meta({ description: 'Only when the request sets include_lines (additive field)' }),
       }),
     )
     .meta({ description: 'One result per requested file, in request order' }),

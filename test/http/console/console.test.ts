@@ -28,6 +28,9 @@ import { describeWithTools, itWithTools } from '../../support/tools.js';
 declare const sessionStorage: { getItem(key: string): string | null };
 declare const localStorage: { length: number };
 declare const document: { activeElement: { id: string } | null };
+interface CanvasLike {
+  getContext(kind: '2d'): { getImageData(x: number, y: number, width: number, height: number): { data: Uint8ClampedArray } };
+}
 
 const TOKEN = 'console-test-token-0123456789';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -324,6 +327,17 @@ describeWithTools('the console in headless chromium', await chromiumMissing(), (
     expect(await panel.locator('[data-field=name]').textContent()).toBe('张三');
     expect(await panel.locator('[data-field=age]').textContent()).toBe('56');
     expect(await panel.locator('.ocr-text').textContent()).toContain('病理诊断报告单');
+    // The page, with a red box drawn round each line read: one per line of the text.
+    const canvas = panel.locator('canvas.page');
+    const text = (await panel.locator('.ocr-text').textContent())!;
+    expect(Number(await canvas.getAttribute('data-lines'))).toBe(text.split('\n').length);
+    const redPixels = await canvas.evaluate((element) => {
+      const { data } = (element as unknown as CanvasLike).getContext('2d').getImageData(0, 0, 10_000, 10_000);
+      let red = 0;
+      for (let i = 0; i < data.length; i += 4) if (data[i]! > 180 && data[i + 1]! < 60 && data[i + 2]! < 60) red += 1;
+      return red;
+    });
+    expect(redPixels).toBeGreaterThan(1000);
     await shot('case-ocr');
     await expectDeleted(deleted);
     // Nothing the console showed reached the logs.

@@ -20,7 +20,7 @@ const TEXT = {
     cfpTitle: 'De-identify a case file', ocrTitle: 'Read a case file', fileLabel: 'Image or PDF', run: 'Run',
     working: 'Working…', original: 'Original', deidentified: 'De-identified', category: 'Category', pages: 'Pages',
     redactions: 'Redaction boxes', page: (n) => `Page ${n}`, withheld: 'Withheld', failed: 'Failed',
-    patientInfo: 'Patient information', text: 'Text', name: 'Name', age: 'Age', cancer_type: 'Cancer type', stage: 'Stage',
+    patientInfo: 'Patient information', linesRead: 'Lines read', text: 'Text', name: 'Name', age: 'Age', cancer_type: 'Cancer type', stage: 'Stage',
     notFound: 'not found', unreachable: 'The gateway did not answer.',
     speechTitle: "Judge a doctor's speech against the required points", cancerType: 'Cancer type',
     department: 'Department code', points: 'Required points, one a line', speechText: 'Speech text',
@@ -43,7 +43,7 @@ const TEXT = {
     cfpTitle: '病历文件脱敏', ocrTitle: '病历文件识别', fileLabel: '图片或 PDF', run: '运行',
     working: '处理中…', original: '原件', deidentified: '脱敏后', category: '类别', pages: '页数',
     redactions: '遮盖框', page: (n) => `第 ${n} 页`, withheld: '已扣留', failed: '失败',
-    patientInfo: '患者信息', text: '文本', name: '姓名', age: '年龄', cancer_type: '癌种', stage: '分期',
+    patientInfo: '患者信息', linesRead: '识别出的行', text: '文本', name: '姓名', age: '年龄', cancer_type: '癌种', stage: '分期',
     notFound: '未识别', unreachable: '网关没有应答。',
     speechTitle: '按必答要点评判医生发言', cancerType: '癌种', department: '科室代码', points: '必答要点，每行一个',
     speechText: '发言文本', complete: '完整', incomplete: '不完整', covered: '已覆盖', missing: '缺失', conclusion: '结论',
@@ -299,6 +299,27 @@ function failure(error) {
     h('strong', {}, withheld ? t('withheld') : t('failed')), ` (${error.kind}): ${error.message}`);
 }
 
+const LINE_COLOUR = '#d00000';
+
+/** The page turned upright as it was read, each recognised line boxed. */
+async function pageWithLines(source, page) {
+  const image = new Image();
+  image.src = source;
+  await image.decode();
+  const canvas = h('canvas', { class: 'page', width: page.width, height: page.height, role: 'img', 'aria-label': t('linesRead'), 'data-lines': page.lines.length });
+  const context = canvas.getContext('2d');
+  const sideways = page.rotation % 180 !== 0;
+  context.translate(page.width / 2, page.height / 2);
+  context.rotate((page.rotation * Math.PI) / 180);
+  const [width, height] = sideways ? [page.height, page.width] : [page.width, page.height];
+  context.drawImage(image, -width / 2, -height / 2, width, height);
+  context.setTransform(1, 0, 0, 1, 0, 0);
+  context.strokeStyle = LINE_COLOUR;
+  context.lineWidth = 2;
+  for (const { box } of page.lines) context.strokeRect(box.x0, box.y0, box.x1 - box.x0, box.y1 - box.y0);
+  return canvas;
+}
+
 const TRY = {
   async 'case-file-process'(file, originalUrl) {
     return withUpload(file, async (upload) => {
@@ -324,16 +345,22 @@ const TRY = {
   },
   async 'case-ocr'(file, originalUrl) {
     return withUpload(file, async (upload) => {
-      const response = await api('/ai/v1/case-ocr', { method: 'POST', json: { request_id: requestId(), files: [fileReference(file, upload)] } });
+      const response = await api('/ai/v1/case-ocr', {
+        method: 'POST',
+        json: { request_id: requestId(), files: [fileReference(file, upload)], include_lines: true },
+      });
       const info = response.patient_info;
+      const [result] = response.ocr_results;
+      const firstPage = result.pages?.[0];
+      const picture = firstPage && file.type.startsWith('image/') ? await pageWithLines(originalUrl, firstPage) : preview(originalUrl, file.type, t('original'));
       return [
         h('h3', {}, t('patientInfo')),
         h('dl', { class: 'facts' }, ['name', 'age', 'cancer_type', 'stage'].map((field) => [
           h('dt', {}, t(field)), h('dd', { 'data-field': field }, info[field] ?? t('notFound')),
         ])),
         h('div', { class: 'side-by-side' },
-          figure(t('original'), preview(originalUrl, file.type, t('original'))),
-          figure(t('text'), h('pre', { class: 'ocr-text', tabindex: 0 }, response.ocr_results[0].ocr_result)),
+          figure(t('linesRead'), picture),
+          figure(t('text'), h('pre', { class: 'ocr-text', tabindex: 0 }, result.ocr_result)),
         ),
       ];
     });
