@@ -270,6 +270,7 @@ describeWithTools('the console in headless chromium', await chromiumMissing(), (
     await row.getByRole('button', { name: 'History' }).click();
     const history = await page.locator('#job-detail .history').textContent();
     expect(history).toMatch(/dead.*redelivery_requested.*delivered/s);
+    expect(await page.locator('#job-detail').textContent()).not.toContain('null');
   }, 30_000);
 
   /** Runs a try-it panel on `fixture`; the links of the uploads the console deleted after it. */

@@ -68,6 +68,11 @@ function h(tag, attributes = {}, ...children) {
   return element;
 }
 
+/** Replaces an element's children; null and undefined stand for nothing (replaceChildren would write "null"). */
+function fill(element, ...children) {
+  element.replaceChildren(...children.flat(Infinity).filter((child) => child !== null && child !== undefined));
+}
+
 function applyLanguage() {
   document.documentElement.lang = language === 'zh' ? 'zh-CN' : 'en';
   document.title = t('title');
@@ -229,7 +234,7 @@ function renderJobs(advice) {
 }
 
 function showJob(job) {
-  $('#job-detail').replaceChildren(
+  fill($('#job-detail'),
     h('h3', {}, `${t('history')}: ${job.request_id}`),
     job.error ? h('p', { class: 'error' }, `${job.error.kind}: ${job.error.message}`) : null,
     h('ol', { class: 'history' }, job.history.map((event) => h('li', {}, h('time', {}, when(event.at)), ` ${event.event}`, event.detail ? ` — ${event.detail}` : ''))),
@@ -383,7 +388,7 @@ async function onTry(event) {
   const originalUrl = file ? URL.createObjectURL(file) : undefined;
   try {
     const shown = await TRY[form.dataset.operation](file ?? form.elements, originalUrl, result);
-    result.replaceChildren(...shown.flat(Infinity));
+    fill(result, shown);
     result.dataset.done = 'ok';
   } catch (error) {
     result.replaceChildren(failure(error));
