@@ -15,6 +15,7 @@ import { RECEIVER_MIGRATIONS } from '../../src/receiver/store.js';
 import { startFileServer } from '../support/file-server.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { ScriptedLlmEngine, enginesWith, type ScriptedAnswer } from '../support/test-engines.js';
+import { waitFor } from '../support/wait.js';
 
 const PATH = '/ai/v1/report-advice-draft';
 const SECRET = 'advice-test-secret-0123456789';
@@ -137,16 +138,6 @@ async function submit(gateway: TestGateway, body: Record<string, unknown> = requ
 async function jobStatus(gateway: TestGateway, requestId = 'req-advice-1') {
   const response = await gateway.app.inject({ method: 'GET', url: `${PATH}/${requestId}` });
   return { status: response.statusCode, json: response.json<Record<string, unknown>>(), raw: response.body };
-}
-
-async function waitFor<T>(read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 const untilState = (gateway: TestGateway, state: string, requestId = 'req-advice-1') =>

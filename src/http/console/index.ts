@@ -42,7 +42,6 @@ const CONTENT_SECURITY_POLICY = [
   "img-src 'self' blob: data:",
   "media-src 'self' blob:",
   "object-src 'self'",
-  "frame-src 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",
   "form-action 'none'",

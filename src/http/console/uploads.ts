@@ -21,7 +21,8 @@ export interface Upload {
  * as before. Nothing of an upload is logged.
  */
 export class ConsoleUploads {
-  private readonly keys = new Set<string>();
+  /** Blob key → when its link expires (ms): what is past it is forgotten at the next upload. */
+  private readonly keys = new Map<string, number>();
   private readonly filesPrefix: string;
 
   constructor(
@@ -35,7 +36,8 @@ export class ConsoleUploads {
     const media = sniffMedia(bytes);
     if (!media) throw new GatewayError('unsupported_media', 'the upload is not an image, PDF or recording the gateway reads');
     const blob = await this.stores.blobs.put(bytes, { contentType: media.mediaType, ttlSeconds: UPLOAD_TTL_SECONDS });
-    this.keys.add(blob.key);
+    this.forgetExpired(Date.now());
+    this.keys.set(blob.key, blob.expiresAt.getTime());
     const fileUrl = this.stores.fileUrls.urlFor(blob.key, UPLOAD_TTL_SECONDS);
     const token = fileUrl.slice(this.filesPrefix.length);
     return { fileUrl, path: `/files/${token}`, token };
@@ -55,6 +57,10 @@ export class ConsoleUploads {
     if (key === undefined) throw new GatewayError('not_found', 'no console upload behind this link');
     this.keys.delete(key);
     await this.stores.blobs.delete(key);
+  }
+
+  private forgetExpired(now: number): void {
+    for (const [key, expiresAt] of this.keys) if (expiresAt <= now) this.keys.delete(key);
   }
 
   private keyOf(token: string | undefined): string | undefined {

@@ -23,6 +23,7 @@ import { TEST_MODELS_DIR, fixturePath } from '../../support/paths.js';
 import { speechScript } from '../../support/speech-script.js';
 import { ScriptedLlmEngine } from '../../support/test-engines.js';
 import { describeWithTools, itWithTools } from '../../support/tools.js';
+import { waitFor } from '../../support/wait.js';
 
 // The page's globals, as the functions evaluated in it see them (this project has no DOM types).
 declare const sessionStorage: { getItem(key: string): string | null };
@@ -112,16 +113,6 @@ async function caseOcr(fileUrl: string) {
   const file = { upload_file_id: 1, bucket: 'console', object_key: 'k', file_name: 'report1.png', file_url: fileUrl };
   const response = await gateway.app.inject({ method: 'POST', url: '/ai/v1/case-ocr', headers: AUTH, payload: { request_id: 'console-api-1', files: [file] } });
   return { status: response.statusCode, json: response.json<Record<string, unknown> & { error?: { kind: string } }>() };
-}
-
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 async function adviceState(requestId: string): Promise<string> {
