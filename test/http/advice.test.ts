@@ -1,19 +1,13 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adviceJobStatus } from '../../src/contract/advice.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import { GatewayError } from '../../src/errors.js';
 import { verifyCallback } from '../../src/platform/callbacks/signature.js';
-import { createLogger } from '../../src/platform/logger.js';
-import { openDatabase } from '../../src/platform/store/database.js';
-import { buildReceiverApp } from '../../src/receiver/app.js';
-import { RECEIVER_MIGRATIONS } from '../../src/receiver/store.js';
-import { startFileServer } from '../support/file-server.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
+import { startPlatform as startSupportPlatform, type Platform } from '../support/platform.js';
 import { ScriptedLlmEngine, enginesWith, type ScriptedAnswer } from '../support/test-engines.js';
 import { waitFor } from '../support/wait.js';
 
@@ -41,73 +35,15 @@ const ANSWER_ZH = {
   open_questions: '需完善PET-CT评估纵隔淋巴结。',
 };
 
-interface ReceivedCallback {
-  headers: IncomingHttpHeaders;
-  body: string;
-  status: number;
-}
-
-interface Platform {
-  url: string;
-  received: ReceivedCallback[];
-  receiver: FastifyInstance;
-  report(requestId: string): Promise<Record<string, unknown> | undefined>;
-  /** Answers every callback from now on. */
-  recover(): void;
-}
-
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** The reference receiver behind a server that can refuse the first `failFirst` callbacks with 503. */
 async function startPlatform(options: { failFirst?: number; secret?: string | undefined } = {}): Promise<Platform> {
-  const dir = await mkdtemp(join(tmpdir(), 'advice-platform-'));
-  const db = openDatabase(dir, RECEIVER_MIGRATIONS, 'receiver.sqlite');
-  const secret = 'secret' in options ? options.secret : SECRET;
-  const receiver = await buildReceiverApp({
-    db,
-    secret,
-    toleranceSeconds: 300,
-    allowUnsigned: secret === undefined,
-    logger: createLogger('silent'),
-  });
-  const received: ReceivedCallback[] = [];
-  let failures = options.failFirst ?? 0;
-  const server = await startFileServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const answer =
-        failures-- > 0
-          ? Promise.resolve({ statusCode: 503, body: '' })
-          : receiver.inject({ method: 'POST', url: req.url ?? '/', headers: req.headers, payload: body });
-      void answer.then((response) => {
-        received.push({ headers: req.headers, body, status: response.statusCode });
-        res.writeHead(response.statusCode, { 'content-type': 'application/json' }).end(response.body);
-      });
-    });
-  });
-  cleanups.push(async () => {
-    await server.close();
-    await receiver.close();
-    db.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-  return {
-    url: server.url(''),
-    received,
-    receiver,
-    recover: () => {
-      failures = 0;
-    },
-    report: async (requestId) => {
-      const response = await receiver.inject({ method: 'GET', url: `/internal/ai/reports/${requestId}` });
-      return response.statusCode === 200 ? response.json<Record<string, unknown>>() : undefined;
-    },
-  };
+  const platform = await startSupportPlatform({ secret: 'secret' in options ? options.secret : SECRET, ...(options.failFirst ? { failFirst: options.failFirst } : {}) });
+  cleanups.push(() => platform.close());
+  return platform;
 }
 
 async function gatewayWith(
@@ -371,7 +307,7 @@ describe('AI-3 callback delivery', () => {
   });
 
   it('retries when the platform cannot be reached, and gives up as dead after the horizon, visible in /metrics', async () => {
-    const unreachable = { url: 'http://127.0.0.1:9', received: [], receiver: undefined as never, report: async () => undefined, recover: () => {} };
+    const unreachable = { url: 'http://127.0.0.1:9', received: [], receiver: undefined as never, report: async () => undefined, recover: () => {}, close: async () => {} };
     const { gateway } = await gatewayWith(() => ANSWER_ZH, unreachable, { CALLBACK_RETRY_HORIZON_MS: '300' });
     await submit(gateway);
     const { json } = await untilState(gateway, 'dead');

@@ -12,6 +12,8 @@ import { engineReport } from '../../engines/report.js';
 import type { AdviceJobs } from '../../operations/report-advice-draft/jobs.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { Stores } from '../../platform/store/index.js';
+import { REFERENCE_REPORT_PATH } from '../../contract/advice.js';
+import { GatewayError } from '../../errors.js';
 import { VERSION } from '../../version.js';
 import { bearerAuth } from '../auth.js';
 import { standardErrorBody, useErrorShape } from '../errors.js';
@@ -94,6 +96,18 @@ const consoleApi: FastifyPluginAsync<ConsoleRoutesOptions> = async (api, options
       traffic: metrics.recentTraffic.summary(),
       advice: { counts: await stores.adviceJobs.countByState(), recent: await adviceJobs.recent(RECENT_JOBS) },
     };
+  });
+
+  // What the platform stored for a job, when the callback target is the reference receiver
+  // (npm run receiver): the draft as the platform received it. Another platform answers 404.
+  api.get<{ Params: { request_id: string } }>('/advice/:request_id/received', async (request) => {
+    const { baseUrl, timeoutMs } = config.callback;
+    if (baseUrl === undefined) throw new GatewayError('not_found', 'CALLBACK_BASE_URL is not set');
+    const url = `${baseUrl}${REFERENCE_REPORT_PATH.replace(':request_id', encodeURIComponent(request.params.request_id))}`;
+    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) }).catch(() => undefined);
+    if (!response?.ok) throw new GatewayError('not_found', 'the callback target shows no report for this job (it is not the reference receiver)');
+    const report = (await response.json()) as { ai_status?: unknown; ai_advice_ref?: unknown };
+    return { ai_status: report.ai_status ?? null, ai_advice_ref: report.ai_advice_ref ?? null };
   });
 
   const uploadLimit = Math.max(config.fetch.maxBytes, config.asr.maxBytes);

@@ -16,10 +16,10 @@ import { createEngines } from '../../../src/engines/registry.js';
 import { readyStatus } from '../../../src/engines/readiness.js';
 import { FAST_ASR_ENV, asrToolsMissing } from '../../support/audio.js';
 import { chromiumMissing, openBrowser, type TestBrowser } from '../../support/browser.js';
-import { startFileServer, type FileServer } from '../../support/file-server.js';
 import { OCR_ENV, OCR_START_WITHIN_MS, baseUrl, startGateway, type TestGateway } from '../../support/gateway.js';
 import { ensureWhisperTestModel } from '../../support/models/whisper-model.js';
 import { TEST_MODELS_DIR, fixturePath } from '../../support/paths.js';
+import { startPlatform, type Platform } from '../../support/platform.js';
 import { speechScript } from '../../support/speech-script.js';
 import { ScriptedLlmEngine } from '../../support/test-engines.js';
 import { describeWithTools, itWithTools } from '../../support/tools.js';
@@ -34,6 +34,7 @@ interface CanvasLike {
 }
 
 const TOKEN = 'console-test-token-0123456789';
+const CALLBACK_SECRET = 'console-test-callback-secret-0123456789';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 const ADVICE_PATH = '/ai/v1/report-advice-draft';
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS_DIR ?? join(tmpdir(), 'console-screenshots');
@@ -50,29 +51,13 @@ const speechAnswer = speechScript({
   2: { status: 'covered', quote: SPEECH_EVIDENCE[1]! },
 });
 
-/** The platform's callback receiver: refuses every callback (503) until it recovers. */
-interface Platform {
-  server: FileServer;
-  received: string[];
-  up: boolean;
-}
-
 const asrMissing = await asrToolsMissing();
 let gateway: TestGateway;
 let platform: Platform;
 
 beforeAll(async () => {
-  const received: string[] = [];
-  platform = { server: undefined as never, received, up: false };
-  platform.server = await startFileServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      if (!platform.up) return void response.writeHead(503).end();
-      received.push(Buffer.concat(chunks).toString('utf8'));
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
+  // The reference receiver, refusing every callback until it recovers.
+  platform = await startPlatform({ secret: CALLBACK_SECRET, failFirst: Number.POSITIVE_INFINITY });
   // whisper-cli on the random tiny model, where it is built (the ASR panel's test needs it).
   const whisper = asrMissing === null ? (await ensureWhisperTestModel({ modelsDir: TEST_MODELS_DIR })).path : undefined;
   const env = {
@@ -80,7 +65,8 @@ beforeAll(async () => {
     ...(whisper ? { ...FAST_ASR_ENV, MODELS_DIR: dirname(whisper), WHISPER_MODEL: basename(whisper) } : {}),
     FETCH_ALLOW_LOOPBACK: 'false',
     API_TOKENS: TOKEN,
-    CALLBACK_BASE_URL: platform.server.url(''),
+    CALLBACK_BASE_URL: platform.url,
+    CALLBACK_SECRET,
     CALLBACK_RETRY_BASE_MS: '20',
     CALLBACK_RETRY_MAX_DELAY_MS: '100',
     CALLBACK_RETRY_HORIZON_MS: '300',
@@ -96,7 +82,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await platform?.server.close();
+  await platform?.close();
 });
 
 async function upload(name: string) {
@@ -196,6 +182,12 @@ describe('the console API', () => {
     expect(gateway.logs.join('\n')).not.toMatch(/张三|肺腺癌/);
   }, 60_000);
 
+  it('answers 404 for the received draft of a job the reference receiver holds no report of', async () => {
+    const response = await gateway.app.inject({ method: 'GET', url: '/console/api/advice/no-such-job/received', headers: AUTH });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().error.kind).toBe('not_found');
+  });
+
   it('refuses an upload that is no image, PDF or recording', async () => {
     const response = await gateway.app.inject({
       method: 'POST',
@@ -250,14 +242,14 @@ describeWithTools('the console in headless chromium', await chromiumMissing(), (
 
   it('redelivers a dead AI-3 job and shows it delivered, with its history', async () => {
     await deadJob('console-dead-1');
-    platform.up = true;
+    platform.recover();
     const row = page.locator('tr[data-request-id=console-dead-1]');
     await row.locator('.state-dead').waitFor({ timeout: 10_000 });
     await shot('status');
     await row.getByRole('button', { name: 'Redeliver' }).click();
     await page.getByText('Redelivery requested.').waitFor();
     await row.locator('.state-delivered').waitFor({ timeout: 10_000 });
-    expect(platform.received).toHaveLength(1);
+    expect(platform.received.filter((callback) => callback.status === 200)).toHaveLength(1);
     await row.getByRole('button', { name: 'History' }).click();
     const history = await page.locator('#job-detail .history').textContent();
     expect(history).toMatch(/dead.*redelivery_requested.*delivered/s);
@@ -369,20 +361,25 @@ describeWithTools('the console in headless chromium', await chromiumMissing(), (
     await shot('speech-process');
   });
 
-  it('submits a report advice draft and follows the job until its callback was delivered', async () => {
+  it('submits a report advice draft, follows the job until its callback was delivered, and shows the draft the platform received', async () => {
     await page.getByRole('tab', { name: 'report-advice-draft' }).click();
     const panel = page.locator('#panel-report-advice-draft');
     await panel.getByLabel('Diagnosis').fill('右肺腺癌 cT2aN2M0 IIIA期');
     await panel.getByLabel('Key question').fill('是否手术');
     await panel.getByLabel('Department', { exact: true }).fill('胸外科');
     await panel.getByLabel('Its opinion').fill('建议先行新辅助治疗。');
-    const received = platform.received.length;
+    const delivered = () => platform.received.filter((callback) => callback.status === 200).length;
+    const before = delivered();
     await panel.getByRole('button', { name: 'Run' }).click();
     await panel.locator('.result[data-done=ok]').waitFor({ timeout: 20_000 });
     expect(await panel.locator('[data-field=state]').textContent()).toBe('delivered');
     expect(await panel.locator('.history').textContent()).toMatch(/accepted.*drafted.*delivered/s);
-    expect(platform.received).toHaveLength(received + 1);
-    expect(JSON.parse(platform.received.at(-1)!)).toMatchObject({ status: 'succeeded', advice_draft: expect.stringContaining('先行新辅助治疗') });
+    expect(delivered()).toBe(before + 1);
+    // The draft as the reference receiver stored it, shown as the platform received it.
+    const draft = await panel.locator('[data-field=draft]').textContent();
+    expect(draft).toContain('先行新辅助治疗');
+    const requestId = /request_id (console-[\w-]+)/.exec((await panel.locator('.result').textContent())!)![1]!;
+    expect(await platform.report(requestId)).toMatchObject({ ai_status: 'succeeded', ai_advice_ref: draft });
     await shot('report-advice-draft');
   }, 30_000);
 

@@ -27,7 +27,7 @@ const TEXT = {
     complete: 'Complete', incomplete: 'Incomplete', covered: 'covered', missing: 'missing', conclusion: 'Conclusion',
     adviceTitle: 'Draft report advice (AI-3), then follow the job to its callback', diagnosis: 'Diagnosis',
     question: 'Key question', dept: 'Department', opinion: 'Its opinion', accepted: 'Accepted; following the job…',
-    asrTitle: 'Transcribe a recording', recording: 'Recording', transcript: 'Transcript', segments: 'Segments (click to play from there)',
+    receivedDraft: 'The draft the platform received', asrTitle: 'Transcribe a recording', recording: 'Recording', transcript: 'Transcript', segments: 'Segments (click to play from there)',
   },
   zh: {
     title: 'MDT AI 网关 · 控制台', language: '语言', signOut: '退出', signInTitle: '登录',
@@ -49,7 +49,7 @@ const TEXT = {
     speechText: '发言文本', complete: '完整', incomplete: '不完整', covered: '已覆盖', missing: '缺失', conclusion: '结论',
     adviceTitle: '生成报告建议草稿（AI-3），并跟踪任务直到回调', diagnosis: '诊断', question: '关键问题', dept: '科室',
     opinion: '科室意见', accepted: '已受理，正在跟踪任务…',
-    asrTitle: '录音转写', recording: '录音', transcript: '转写文本', segments: '分段（点击从该处播放）',
+    receivedDraft: '平台收到的草稿', asrTitle: '录音转写', recording: '录音', transcript: '转写文本', segments: '分段（点击从该处播放）',
   },
 };
 
@@ -467,6 +467,16 @@ TRY['speech-process'] = async (fields) => {
   ];
 };
 
+/** The draft as the platform stored it, when the callback target is the reference receiver; nothing otherwise. */
+async function receivedDraft(id) {
+  try {
+    const report = await api(`/console/api/advice/${encodeURIComponent(id)}/received`);
+    return [h('h3', {}, t('receivedDraft')), h('pre', { class: 'draft', 'data-field': 'draft', tabindex: 0 }, report.ai_advice_ref ?? '')];
+  } catch {
+    return null;
+  }
+}
+
 const FINISHED_JOB_STATES = new Set(['delivered', 'dead']);
 const ADVICE_FOLLOW_MS = 2000;
 
@@ -488,6 +498,7 @@ TRY['report-advice-draft'] = async (fields, _unused, result) => {
       h('p', {}, `request_id ${job.request_id}: `, h('span', { class: `state state-${job.state}`, 'data-field': 'state' }, job.state)),
       h('ol', { class: 'history' }, job.history.map((event) => h('li', {}, h('time', {}, when(event.at)), ` ${event.event}`, event.detail ? ` — ${event.detail}` : ''))),
     ];
+    if (job.state === 'delivered') return [...view, await receivedDraft(id)];
     if (FINISHED_JOB_STATES.has(job.state)) return view;
     result.replaceChildren(...view);
     await new Promise((resolve) => setTimeout(resolve, ADVICE_FOLLOW_MS));
