@@ -27,7 +27,7 @@ const TEXT = {
     complete: 'Complete', incomplete: 'Incomplete', covered: 'covered', missing: 'missing', conclusion: 'Conclusion',
     adviceTitle: 'Draft report advice (AI-3), then follow the job to its callback', diagnosis: 'Diagnosis',
     question: 'Key question', dept: 'Department', opinion: 'Its opinion', accepted: 'Accepted; following the job…',
-    receivedDraft: 'The draft the platform received', asrTitle: 'Transcribe a recording', recording: 'Recording', transcript: 'Transcript', segments: 'Segments (click to play from there)',
+    receivedDraft: 'The draft the platform received', stillFollowing: 'Not delivered yet; the Status panel shows the job from here.', asrTitle: 'Transcribe a recording', recording: 'Recording', transcript: 'Transcript', segments: 'Segments (click to play from there)',
   },
   zh: {
     title: 'MDT AI 网关 · 控制台', language: '语言', signOut: '退出', signInTitle: '登录',
@@ -49,7 +49,7 @@ const TEXT = {
     speechText: '发言文本', complete: '完整', incomplete: '不完整', covered: '已覆盖', missing: '缺失', conclusion: '结论',
     adviceTitle: '生成报告建议草稿（AI-3），并跟踪任务直到回调', diagnosis: '诊断', question: '关键问题', dept: '科室',
     opinion: '科室意见', accepted: '已受理，正在跟踪任务…',
-    receivedDraft: '平台收到的草稿', asrTitle: '录音转写', recording: '录音', transcript: '转写文本', segments: '分段（点击从该处播放）',
+    receivedDraft: '平台收到的草稿', stillFollowing: '尚未投递；之后请在“状态”面板查看该任务。', asrTitle: '录音转写', recording: '录音', transcript: '转写文本', segments: '分段（点击从该处播放）',
   },
 };
 
@@ -479,6 +479,7 @@ async function receivedDraft(id) {
 
 const FINISHED_JOB_STATES = new Set(['delivered', 'dead']);
 const ADVICE_FOLLOW_MS = 2000;
+const ADVICE_FOLLOW_LIMIT_MS = 5 * 60 * 1000;
 
 TRY['report-advice-draft'] = async (fields, _unused, result) => {
   const id = requestId();
@@ -492,6 +493,7 @@ TRY['report-advice-draft'] = async (fields, _unused, result) => {
     },
   });
   result.replaceChildren(h('p', { role: 'status' }, t('accepted')));
+  const stopAt = Date.now() + ADVICE_FOLLOW_LIMIT_MS;
   for (;;) {
     const job = await api(`/ai/v1/report-advice-draft/${encodeURIComponent(id)}`);
     const view = [
@@ -500,6 +502,8 @@ TRY['report-advice-draft'] = async (fields, _unused, result) => {
     ];
     if (job.state === 'delivered') return [...view, await receivedDraft(id)];
     if (FINISHED_JOB_STATES.has(job.state)) return view;
+    // A platform that is down keeps a job delivering for hours: the Status panel follows it from here.
+    if (Date.now() > stopAt) return [...view, h('p', { class: 'note' }, t('stillFollowing'))];
     result.replaceChildren(...view);
     await new Promise((resolve) => setTimeout(resolve, ADVICE_FOLLOW_MS));
   }
