@@ -69,6 +69,16 @@ export default tseslint.config(
     },
   },
   {
+    // The operator's console runs in the browser, as a plain ES module with no build step.
+    files: ['src/http/console/assets/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        ['document', 'navigator', 'sessionStorage', 'fetch', 'setTimeout', 'clearTimeout', 'URL', 'crypto', 'Image'].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     // Commands print their results.
     files: ['scripts/**', 'src/cli/**'],
     rules: { 'no-console': 'off' },

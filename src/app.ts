@@ -10,6 +10,8 @@ import type { Config } from './config/index.js';
 import { ENGINE_NAMES, Engines, createEngines } from './engines/registry.js';
 import type { EngineName, EngineSet, EngineStatus } from './engines/types.js';
 import { aiRoutes, type OperationServices } from './http/ai-routes.js';
+import { consoleRoutes } from './http/console/index.js';
+import { ConsoleUploads } from './http/console/uploads.js';
 import { docsRoutes } from './http/docs.js';
 import { draining } from './http/draining.js';
 import { sendError, standardErrorBody, useErrorShape } from './http/errors.js';
@@ -18,7 +20,7 @@ import { healthRoutes } from './http/health.js';
 import { requestLog } from './http/request-log.js';
 import { AI_PREFIX } from './contract/operations.js';
 import { createAdviceJobs, type AdviceJobs } from './operations/report-advice-draft/jobs.js';
-import { createSafeFetcher, type SafeFetcher } from './platform/fetch/index.js';
+import { createSafeFetcher, withLocalFiles, type SafeFetcher } from './platform/fetch/index.js';
 import { Limiter } from './platform/limiter.js';
 import type { Logger } from './platform/logger.js';
 import { Metrics } from './platform/metrics.js';
@@ -39,6 +41,7 @@ interface Services {
   metrics: Metrics;
   adviceJobs: AdviceJobs;
   operations: OperationServices;
+  uploads: ConsoleUploads;
 }
 
 const BLOB_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -70,15 +73,18 @@ async function startServices({ config, logger, ...options }: AppOptions): Promis
   const adviceJobs = createAdviceJobs({ config, engines, store: stores.adviceJobs, logger, observe: metrics.adviceObserver() });
   metrics.observeAdviceJobs(() => stores.adviceJobs.countByState());
   await adviceJobs.start();
+  const uploads = new ConsoleUploads(stores, config.server.publicBaseUrl);
+  const fetcher = options.fetcher ?? createSafeFetcher({ ...config.fetch, maxAudioBytes: config.asr.maxBytes });
   const operations: OperationServices = {
     engines,
     stores,
-    fetcher: options.fetcher ?? createSafeFetcher({ ...config.fetch, maxAudioBytes: config.asr.maxBytes }),
+    // The console's uploads are read from the store; every other URL is fetched safely.
+    fetcher: withLocalFiles(fetcher, uploads.read),
     documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels },
     fileUrlTtlSeconds: config.security.fileUrlTtlSeconds,
     deid: { minConfidence: config.deid.minConfidence, observer: metrics.deidObserver() },
   };
-  return { stores, engines, metrics, adviceJobs, operations };
+  return { stores, engines, metrics, adviceJobs, operations, uploads };
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -113,6 +119,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     services: services.operations,
     adviceJobs: services.adviceJobs,
   });
+  await app.register(consoleRoutes, { apiTokens: config.security.apiTokens, config, ...services });
 
   const sweeper = setInterval(() => {
     services.stores.blobs.sweepExpired().catch((error: unknown) => app.log.warn({ err: error }, 'blob sweep failed'));

@@ -95,7 +95,7 @@ export const SETTINGS = {
       type: types.list,
       default: [],
       defaultDoc: 'none (no auth)',
-      doc: 'bearer tokens; when set, every `/ai/` route requires `Authorization: Bearer <token>` (any listed token; compared in constant time). Other routes stay open. A warning is logged at start when unset',
+      doc: 'bearer tokens; when set, every `/ai/` and `/console/api/` route (the data of the operator console) requires `Authorization: Bearer <token>` (any listed token; compared in constant time). Other routes stay open. A warning is logged at start when unset',
     }),
     fileSigningSecret: setting({
       env: 'FILE_SIGNING_SECRET',

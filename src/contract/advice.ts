@@ -38,6 +38,8 @@ export const adviceDraft = z
 
 /** Where the platform receives AI-3 results, under CALLBACK_BASE_URL. */
 export const CALLBACK_PATH = '/internal/ai/callback';
+/** The reference receiver's view of what it stored for a job (npm run receiver); the platform's own may differ. */
+export const REFERENCE_REPORT_PATH = '/internal/ai/reports/:request_id';
 
 /** Body POSTed to ${CALLBACK_BASE_URL}/internal/ai/callback when an AI-3 job ends. */
 export const adviceCallback = z.discriminatedUnion('status', [

@@ -32,6 +32,12 @@ export const caseFileProcessResponse = z.object({
         category: documentCategory.meta({ description: 'Kind of document, from its text by rules, refined by the LLM when it is ready (additive field)' }),
         pages: z.number().int().min(1).meta({ description: 'Pages in the file (additive field)' }),
         redactions: z.number().int().min(0).meta({ description: 'Boxes painted over personal data (additive field)' }),
+        page_redactions: z
+          .array(z.record(z.string(), z.number().int().min(0)))
+          .meta({
+            description:
+              'Per page, in order: boxes painted by kind of datum (name, resident_id, phone, hospital_id, birth_date, address, email, passport, insurance_number, identifier); {} for a page with none (additive field)',
+          }),
       }),
     )
     .meta({ description: 'One result per requested file, in request order' }),
@@ -41,10 +47,23 @@ export type CaseFileProcessResponse = z.infer<typeof caseFileProcessResponse>;
 export const caseOcrRequest = z.object({
   request_id: requestId,
   files: fileReferences,
+  include_lines: z.boolean().optional().meta({
+    description: "Also answer each page's recognised lines with their boxes, `pages` in every result (additive field, for the operator's console; default false)",
+  }),
 });
 export type CaseOcrRequest = z.infer<typeof caseOcrRequest>;
 
 const recognized = z.string().nullable().optional();
+
+const pixelBox = z.object({ x0: z.number(), y0: z.number(), x1: z.number(), y1: z.number() });
+const recognizedPage = z.object({
+  width: z.number().int().meta({ description: 'Pixels of the page as read: the image turned upright' }),
+  height: z.number().int(),
+  rotation: z.union([z.literal(0), z.literal(90), z.literal(180), z.literal(270)]).meta({
+    description: 'Degrees clockwise the image was turned to read it upright; boxes are in the turned image',
+  }),
+  lines: z.array(z.object({ text: z.string(), box: pixelBox })),
+});
 
 export const caseOcrResponse = z.object({
   request_id: z.string(),
@@ -61,6 +80,7 @@ export const caseOcrResponse = z.object({
       z.object({
         upload_file_id: z.number().int(),
         ocr_result: z.string().meta({ description: 'Text in reading order: lines joined by newlines, pages of a file too; no spaces between Chinese characters' }),
+        pages: z.array(recognizedPage).optional().meta({ description: 'Only when the request sets include_lines (additive field)' }),
       }),
     )
     .meta({ description: 'One result per requested file, in request order' }),

@@ -73,6 +73,7 @@ export const EXAMPLES = {
           category: 'pathology_report' as const,
           pages: 1,
           redactions: 6,
+          page_redactions: [{ name: 2, hospital_id: 3, phone: 1 }],
         },
       ],
     },

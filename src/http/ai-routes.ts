@@ -89,6 +89,11 @@ export const aiRoutes: FastifyPluginAsync<AiRoutesOptions> = async (ai, { apiTok
     advice.get<{ Params: { request_id: string } }>('/:request_id', { config: { operation: 'report-advice-status' } }, (request) =>
       adviceJobs.status(request.params.request_id),
     );
+    advice.post<{ Params: { request_id: string } }>(
+      '/:request_id/redeliver',
+      { config: { operation: 'report-advice-redeliver' } },
+      (request) => adviceJobs.redeliver(request.params.request_id),
+    );
   };
   await ai.register(adviceRoutes, { prefix: `/${reportAdviceDraft.id}` });
 };

@@ -100,6 +100,20 @@ export function buildOpenApiDocument(version: string, publicBaseUrl: string) {
           },
         },
       },
+      [`${OPERATIONS.reportAdviceDraft.path}/{request_id}/redeliver`]: {
+        post: {
+          operationId: 'redeliverReportAdviceDraft',
+          tags: [OPERATIONS.reportAdviceDraft.label],
+          summary: 'Deliver the callback of a dead AI-3 job again, with a fresh retry horizon (for operators)',
+          parameters: [{ name: 'request_id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            '200': { description: 'the job, now delivering', content: jsonContent(adviceJobStatus) },
+            '401': { description: 'unauthorized: API_TOKENS is set and no valid bearer token was sent', content: jsonContent(adviceErrorBody) },
+            '404': { description: 'not_found: no job with this request_id', content: jsonContent(adviceErrorBody) },
+            '409': { description: 'conflict: the job is not dead', content: jsonContent(adviceErrorBody) },
+          },
+        },
+      },
       '/files/{token}': {
         get: {
           operationId: 'downloadFile',

@@ -13,6 +13,7 @@ export const requestLog = fastifyPlugin<{ metrics: Metrics }>(async (app, { metr
     const operation = request.routeOptions.config.operation ?? request.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.inc({ operation, status: String(status), error_kind: errorKind ?? '' });
     metrics.httpDuration.observe({ operation }, reply.elapsedTime / 1000);
+    if (request.routeOptions.config.operation) metrics.recentTraffic.record(errorKind);
     const line = {
       ...(request.bodyRequestId ? { request_id: request.bodyRequestId } : {}),
       operation,

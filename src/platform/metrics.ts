@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ENGINE_STATES, type EngineName, type EngineStatus } from '../contract/engines.js';
 import type { LimiterObserver } from './limiter.js';
+import { RecentTraffic } from './recent-traffic.js';
 
 /** What AI-4 reports: time per stage, each page's audit outcome, boxes painted per kind of datum. */
 export interface DeidObserver {
@@ -18,6 +19,9 @@ export interface EngineGauges {
 /** All Prometheus series of one gateway instance, in a registry of its own (tests build many). */
 export class Metrics {
   readonly registry = new Registry();
+
+  /** The last minutes of AI requests, for the operator's console. */
+  readonly recentTraffic = new RecentTraffic();
 
   readonly httpRequests = new Counter({
     name: 'gateway_http_requests_total',
@@ -149,6 +153,20 @@ export class Metrics {
       audit: (outcome) => this.deidAudits.inc({ outcome }),
       redactions: (kind, count) => this.deidRedactions.inc({ kind }, count),
     };
+  }
+
+  /** Per engine: tasks that waited in its queue since start, and their mean wait. */
+  async queueWaits(): Promise<Record<string, { count: number; meanSeconds: number }>> {
+    const waits: Record<string, { count: number; sum: number }> = {};
+    for (const { metricName, labels, value } of (await this.queueWait.get()).values) {
+      const engine = String(labels.engine);
+      const wait = (waits[engine] ??= { count: 0, sum: 0 });
+      if (metricName?.endsWith('_count')) wait.count = value;
+      if (metricName?.endsWith('_sum')) wait.sum = value;
+    }
+    return Object.fromEntries(
+      Object.entries(waits).map(([engine, { count, sum }]) => [engine, { count, meanSeconds: count ? sum / count : 0 }]),
+    );
   }
 
   limiterObserver(engine: EngineName): LimiterObserver {

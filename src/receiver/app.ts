@@ -13,12 +13,11 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { z } from 'zod';
-import { CALLBACK_PATH, adviceCallback, type AdviceCallback } from '../contract/advice.js';
+import { CALLBACK_PATH, REFERENCE_REPORT_PATH, adviceCallback, type AdviceCallback } from '../contract/advice.js';
 import { verifyCallback, type CallbackSignatureHeaders, type CallbackVerification } from '../platform/callbacks/signature.js';
 import { describeError, type Logger } from '../platform/logger.js';
 import { createReceiverStore } from './store.js';
 
-export const REPORT_PATH = '/internal/ai/reports/:request_id';
 
 export interface ReceiverOptions {
   db: Database.Database;
@@ -128,7 +127,7 @@ export async function buildReceiverApp(options: ReceiverOptions): Promise<Fastif
     return reply.send({ status: outcome });
   });
 
-  app.get<{ Params: { request_id: string } }>(REPORT_PATH, (request, reply) => {
+  app.get<{ Params: { request_id: string } }>(REFERENCE_REPORT_PATH, (request, reply) => {
     const report = store.findReport(request.params.request_id);
     if (!report) return sendError(reply, 404, 'not_found', 'no report with this request_id');
     return reply.send(report);

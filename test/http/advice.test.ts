@@ -1,20 +1,15 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adviceJobStatus } from '../../src/contract/advice.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import { GatewayError } from '../../src/errors.js';
 import { verifyCallback } from '../../src/platform/callbacks/signature.js';
-import { createLogger } from '../../src/platform/logger.js';
-import { openDatabase } from '../../src/platform/store/database.js';
-import { buildReceiverApp } from '../../src/receiver/app.js';
-import { RECEIVER_MIGRATIONS } from '../../src/receiver/store.js';
-import { startFileServer } from '../support/file-server.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
+import { startPlatform as startSupportPlatform, type Platform } from '../support/platform.js';
 import { ScriptedLlmEngine, enginesWith, type ScriptedAnswer } from '../support/test-engines.js';
+import { waitFor } from '../support/wait.js';
 
 const PATH = '/ai/v1/report-advice-draft';
 const SECRET = 'advice-test-secret-0123456789';
@@ -40,68 +35,15 @@ const ANSWER_ZH = {
   open_questions: '需完善PET-CT评估纵隔淋巴结。',
 };
 
-interface ReceivedCallback {
-  headers: IncomingHttpHeaders;
-  body: string;
-  status: number;
-}
-
-interface Platform {
-  url: string;
-  received: ReceivedCallback[];
-  receiver: FastifyInstance;
-  report(requestId: string): Promise<Record<string, unknown> | undefined>;
-}
-
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** The reference receiver behind a server that can refuse the first `failFirst` callbacks with 503. */
 async function startPlatform(options: { failFirst?: number; secret?: string | undefined } = {}): Promise<Platform> {
-  const dir = await mkdtemp(join(tmpdir(), 'advice-platform-'));
-  const db = openDatabase(dir, RECEIVER_MIGRATIONS, 'receiver.sqlite');
-  const secret = 'secret' in options ? options.secret : SECRET;
-  const receiver = await buildReceiverApp({
-    db,
-    secret,
-    toleranceSeconds: 300,
-    allowUnsigned: secret === undefined,
-    logger: createLogger('silent'),
-  });
-  const received: ReceivedCallback[] = [];
-  let failures = options.failFirst ?? 0;
-  const server = await startFileServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const answer =
-        failures-- > 0
-          ? Promise.resolve({ statusCode: 503, body: '' })
-          : receiver.inject({ method: 'POST', url: req.url ?? '/', headers: req.headers, payload: body });
-      void answer.then((response) => {
-        received.push({ headers: req.headers, body, status: response.statusCode });
-        res.writeHead(response.statusCode, { 'content-type': 'application/json' }).end(response.body);
-      });
-    });
-  });
-  cleanups.push(async () => {
-    await server.close();
-    await receiver.close();
-    db.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-  return {
-    url: server.url(''),
-    received,
-    receiver,
-    report: async (requestId) => {
-      const response = await receiver.inject({ method: 'GET', url: `/internal/ai/reports/${requestId}` });
-      return response.statusCode === 200 ? response.json<Record<string, unknown>>() : undefined;
-    },
-  };
+  const platform = await startSupportPlatform({ secret: 'secret' in options ? options.secret : SECRET, ...(options.failFirst ? { failFirst: options.failFirst } : {}) });
+  cleanups.push(() => platform.close());
+  return platform;
 }
 
 async function gatewayWith(
@@ -132,16 +74,6 @@ async function submit(gateway: TestGateway, body: Record<string, unknown> = requ
 async function jobStatus(gateway: TestGateway, requestId = 'req-advice-1') {
   const response = await gateway.app.inject({ method: 'GET', url: `${PATH}/${requestId}` });
   return { status: response.statusCode, json: response.json<Record<string, unknown>>(), raw: response.body };
-}
-
-async function waitFor<T>(read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 const untilState = (gateway: TestGateway, state: string, requestId = 'req-advice-1') =>
@@ -375,7 +307,7 @@ describe('AI-3 callback delivery', () => {
   });
 
   it('retries when the platform cannot be reached, and gives up as dead after the horizon, visible in /metrics', async () => {
-    const unreachable = { url: 'http://127.0.0.1:9', received: [], receiver: undefined as never, report: async () => undefined };
+    const unreachable = { url: 'http://127.0.0.1:9', received: [], receiver: undefined as never, report: async () => undefined, recover: () => {}, close: async () => {} };
     const { gateway } = await gatewayWith(() => ANSWER_ZH, unreachable, { CALLBACK_RETRY_HORIZON_MS: '300' });
     await submit(gateway);
     const { json } = await untilState(gateway, 'dead');
@@ -385,6 +317,28 @@ describe('AI-3 callback delivery', () => {
     const metrics = (await gateway.app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metrics).toMatch(/gateway_advice_jobs\{state="dead"\} 1/);
     expect(metrics).toMatch(/gateway_advice_callback_attempts_total\{result="failed"\} [2-9]/);
+  });
+
+  it('redelivers a dead job on an operator\'s request, with a fresh horizon, and refuses a job that is not dead', async () => {
+    const platform = await startPlatform({ failFirst: Number.POSITIVE_INFINITY });
+    const { gateway } = await gatewayWith(() => ANSWER_ZH, platform, { CALLBACK_RETRY_HORIZON_MS: '300' });
+    await submit(gateway);
+    await untilState(gateway, 'dead');
+    platform.recover();
+
+    const redeliver = (requestId = 'req-advice-1') => gateway.app.inject({ method: 'POST', url: `${PATH}/${requestId}/redeliver` });
+    const answered = await redeliver();
+    expect(answered.statusCode).toBe(200);
+    expect(adviceJobStatus.parse(answered.json()).state).toBe('delivering');
+    const { json } = await untilState(gateway, 'delivered');
+    const events = (json.history as Array<{ event: string }>).map((e) => e.event);
+    expect(events.slice(events.indexOf('dead'))).toEqual(['dead', 'redelivery_requested', 'delivery_started', 'delivery_attempt', 'delivered']);
+    expect(await platform.report('req-advice-1')).toMatchObject({ ai_status: 'succeeded' });
+
+    const again = await redeliver();
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toEqual({ error: { kind: 'conflict', message: 'only a dead job can be redelivered; this one is delivered' } });
+    expect((await redeliver('req-unknown')).statusCode).toBe(404);
   });
 
   it('sends unsigned callbacks when no CALLBACK_SECRET is set', async () => {

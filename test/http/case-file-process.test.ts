@@ -100,6 +100,10 @@ describe('case-file-process with the real OCR engine', () => {
     for (const result of body.results) {
       expect(result.pages).toBe(1);
       expect(result.redactions).toBeGreaterThanOrEqual(2);
+      // Per page, by kind: the name and the hospital number, summing to the total.
+      expect(result.page_redactions).toHaveLength(1);
+      expect(result.page_redactions[0]).toMatchObject({ name: expect.any(Number), hospital_id: expect.any(Number) });
+      expect(Object.values(result.page_redactions[0]!).reduce((a, b) => a + b, 0)).toBe(result.redactions);
       expect(result.desensitized_url).toMatch(/\/files\/[\w-]+\.[\w-]+$/);
     }
     const pdf = await download(gateway, body.results[0]!.desensitized_url);

@@ -67,6 +67,32 @@ describe('case-ocr with the real OCR engine', () => {
     expect(gateway.logs.join('\n')).not.toMatch(/张三|李秀英|肺腺癌/);
   }, 60_000);
 
+  it('answers each page\'s lines with their boxes only when asked (include_lines), upright pages of the turned image', async () => {
+    const plain = await post(gateway, [file(3, 'report1-rot180.jpg')]);
+    expect(plain.json.ocr_results[0]).not.toHaveProperty('pages');
+
+    const response = await gateway.app.inject({
+      method: 'POST',
+      url: PATH,
+      payload: { request_id: 'req-ocr-lines', files: [file(3, 'report1-rot180.jpg')], include_lines: true },
+    });
+    expect(response.statusCode).toBe(200);
+    const [result] = caseOcrResponse.parse(response.json()).ocr_results;
+    const [page] = result!.pages!;
+    expect(page).toMatchObject({ rotation: 180, width: expect.any(Number), height: expect.any(Number) });
+    expect(page!.lines.map((line) => line.text).join('\n')).toBe(result!.ocr_result);
+    const nameLine = page!.lines.find((line) => line.text.includes('张三'))!;
+    const title = page!.lines.find((line) => line.text.includes('病理诊断报告单'))!;
+    // Upright: the title stands above the name line, and every box lies on the page.
+    expect(title.box.y1).toBeLessThanOrEqual(nameLine.box.y0 + 2);
+    for (const { box } of page!.lines) {
+      expect(box.x0).toBeGreaterThanOrEqual(0);
+      expect(box.x1).toBeLessThanOrEqual(page!.width);
+      expect(box.y1).toBeLessThanOrEqual(page!.height);
+      expect(box.x1).toBeGreaterThan(box.x0);
+    }
+  }, 60_000);
+
   it('turns a page scanned upside down upright before reading it', async () => {
     const { status, json } = await post(gateway, [file(3, 'report1-rot180.jpg')]);
     expect(status).toBe(200);

@@ -76,6 +76,7 @@ describe('OpenAPI document lint (redocly, recommended rules)', () => {
         'getMetrics',
         'getReadiness',
         'getReportAdviceDraftStatus',
+        'redeliverReportAdviceDraft',
         'reportAdviceDraft',
         'speechProcess',
       ].sort(),

@@ -23,6 +23,7 @@ interface ProducedFile {
   contentType: string;
   pages: number;
   redactions: number;
+  pageRedactions: Array<Record<string, number>>;
   text: string;
 }
 
@@ -43,8 +44,16 @@ async function deidentify(file: FileReference, document: OpenedDocument, media: 
   const pages = await forEachPage(file, document, context, (index) => deidentifyPage(document, index, format, context, timed));
   const encoded: EncodedPage[] = pages.map((page) => ({ encoded: page.encoded, size: page.size }));
   const bytes = await timed('encode', () => assemble(encoded, format));
-  const redactions = pages.reduce((sum, page) => sum + Object.values(page.redactions).reduce((a, b) => a + b, 0), 0);
-  return { bytes, contentType: format.contentType, pages: pages.length, redactions, text: pages.map((page) => page.text).join('\n') };
+  const pageRedactions = pages.map((page) => ({ ...page.redactions }) as Record<string, number>);
+  const redactions = pageRedactions.reduce((sum, kinds) => sum + Object.values(kinds).reduce((a, b) => a + b, 0), 0);
+  return {
+    bytes,
+    contentType: format.contentType,
+    pages: pages.length,
+    redactions,
+    pageRedactions,
+    text: pages.map((page) => page.text).join('\n'),
+  };
 }
 
 async function deidentifyPage(
@@ -137,6 +146,7 @@ async function store(
         category,
         pages: output.pages,
         redactions: output.redactions,
+        page_redactions: output.pageRedactions,
       });
     }
     return results;

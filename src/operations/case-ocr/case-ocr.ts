@@ -13,19 +13,42 @@ import { refineWithLlm } from '../llm-calls.js';
 import { extractPatientInfo, type PatientInfo } from './patient-info.js';
 import { REFINE_MAX_TOKENS, mergeRefined, refineMessages, refinedAnswer } from './refine.js';
 
+type RecognizedPage = NonNullable<CaseOcrResponse['ocr_results'][number]['pages']>[number];
+
 export async function caseOcr(request: CaseOcrRequest, context: OperationContext): Promise<CaseOcrResponse> {
   context.engines.requireReady('ocr');
-  const texts = await forEachFile(request.files, context, readFile);
-  const ocr_results = request.files.map((file, index) => ({ upload_file_id: file.upload_file_id, ocr_result: texts[index]! }));
+  const files = await forEachFile(request.files, context, readFile);
+  const ocr_results = request.files.map((file, index) => {
+    const pages = files[index]!;
+    return {
+      upload_file_id: file.upload_file_id,
+      ocr_result: pages.map((page) => page.text).filter(Boolean).join('\n'),
+      ...(request.include_lines ? { pages: pages.map(linesOf) } : {}),
+    };
+  });
   const allText = ocr_results.map((result) => result.ocr_result).join('\n');
   return { request_id: request.request_id, patient_info: await patientInfo(allText, context), ocr_results };
 }
 
-function readFile(file: FileReference, context: OperationContext): Promise<string> {
-  return withDocument(file, context, async (document) => {
-    const pages = await forEachPage(file, document, context, (index) => readPage(document, index, context));
-    return pages.map((page) => page.text).filter(Boolean).join('\n');
-  });
+function readFile(file: FileReference, context: OperationContext): Promise<OcrPage[]> {
+  return withDocument(file, context, (document) => forEachPage(file, document, context, (index) => readPage(document, index, context)));
+}
+
+/** The page's lines as its text has them, each boxed by the union of its words' boxes. */
+function linesOf(page: OcrPage): RecognizedPage {
+  const texts = page.text.split('\n').filter((line) => line.trim());
+  const boxes = new Map<number, RecognizedPage['lines'][number]['box']>();
+  for (const { line, box } of page.words) {
+    const union = boxes.get(line);
+    boxes.set(
+      line,
+      union
+        ? { x0: Math.min(union.x0, box.x0), y0: Math.min(union.y0, box.y0), x1: Math.max(union.x1, box.x1), y1: Math.max(union.y1, box.y1) }
+        : { ...box },
+    );
+  }
+  const lines = [...boxes.entries()].sort(([a], [b]) => a - b).map(([line, box]) => ({ text: texts[line] ?? '', box }));
+  return { width: page.width, height: page.height, rotation: page.rotation, lines };
 }
 
 /** A text-layer page as it is; an image page through the OCR limiter. */

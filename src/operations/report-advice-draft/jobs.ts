@@ -22,6 +22,10 @@ export interface AdviceJobs {
   /** Persists the job, then answers; the same request again is the same job. */
   accept(request: ReportAdviceDraftRequest): Promise<ReportAdviceDraftResponse>;
   status(requestId: string): Promise<AdviceJobStatus>;
+  /** Delivers a dead job's callback again, with a fresh retry horizon; its status after. */
+  redeliver(requestId: string): Promise<AdviceJobStatus>;
+  /** The jobs changed last, newest first, as operators see them. */
+  recent(limit: number): Promise<AdviceJobStatus[]>;
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -91,6 +95,18 @@ export function createAdviceJobs({ config, engines, store, logger, observe }: De
       const job = await store.find(requestId);
       if (!job) throw new GatewayError('not_found', 'no report advice job with this request_id');
       return statusView(job);
+    },
+    async redeliver(requestId) {
+      if (!(await store.redeliver(requestId, Date.now()))) {
+        const job = await store.find(requestId);
+        if (!job) throw new GatewayError('not_found', 'no report advice job with this request_id');
+        throw new GatewayError('conflict', `only a dead job can be redelivered; this one is ${job.state}`);
+      }
+      runner.kick();
+      return this.status(requestId);
+    },
+    async recent(limit) {
+      return (await store.recent(limit)).map(statusView);
     },
     start: () => runner.start(),
     close: () => runner.close(),

@@ -4,7 +4,7 @@
  * checked is the one connected to (the check runs inside the socket's own DNS lookup).
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { open } from 'node:fs/promises';
+import { open, writeFile } from 'node:fs/promises';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP } from 'node:net';
@@ -111,6 +111,31 @@ export function createSafeFetcher(options: SafeFetchOptions): SafeFetcher {
   return {
     fetch: (url, request) => fetchFile(config, url, request),
     download: (url, request) => downloadFile(config, url, request),
+  };
+}
+
+/** The bytes of a file the gateway holds itself, for a URL it recognises as its own; undefined for any other URL. */
+export type LocalFileReader = (url: string) => Promise<Buffer | undefined>;
+
+/**
+ * `fetcher`, except for the URLs `read` recognises (the console's uploads, behind the gateway's
+ * own signed links): those are read from the gateway's store with no network hop, so loopback
+ * stays refused for every other URL. Their media type is checked as a fetched file's is.
+ */
+export function withLocalFiles(fetcher: SafeFetcher, read: LocalFileReader): SafeFetcher {
+  return {
+    async fetch(url, request) {
+      const bytes = await read(url);
+      if (!bytes) return fetcher.fetch(url, request);
+      return { bytes, media: identifyMedia(bytes, request.accept, request.label ?? 'url'), finalUrl: url };
+    },
+    async download(url, request) {
+      const bytes = await read(url);
+      if (!bytes) return fetcher.download(url, request);
+      const media = identifyMedia(bytes, request.accept, request.label ?? 'url');
+      await writeFile(request.path, bytes);
+      return { path: request.path, size: bytes.length, media, finalUrl: url };
+    },
   };
 }
 

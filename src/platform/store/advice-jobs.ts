@@ -107,6 +107,13 @@ export interface AdviceJobStore {
   nextDueAt(): Promise<{ draft: number | undefined; delivery: number | undefined }>;
   find(requestId: string): Promise<AdviceJobView | undefined>;
   countByState(): Promise<Record<AdviceJobState, number>>;
+  /**
+   * A dead job's callback is due again now, with a fresh retry horizon; false when the job is
+   * not dead (or unknown). An operator's redelivery, recorded in the job's history.
+   */
+  redeliver(requestId: string, now: number): Promise<boolean>;
+  /** The `limit` jobs changed last, newest first. */
+  recent(limit: number): Promise<AdviceJobView[]>;
   /** Deletes delivered and dead jobs last changed before `before`; returns how many. */
   purgeFinished(before: number): Promise<number>;
   /**
@@ -232,6 +239,11 @@ export class SqliteAdviceJobStore implements AdviceJobStore {
       countByState: db.prepare<[], { state: AdviceJobState; count: number }>(
         'SELECT state, COUNT(*) AS count FROM advice_jobs GROUP BY state',
       ),
+      redeliver: db.prepare(
+        `UPDATE advice_jobs SET state = 'delivering', next_run_at = @now, first_delivery_at = NULL, updated_at = @now
+         WHERE request_id = @requestId AND state = 'dead' AND callback_json IS NOT NULL`,
+      ),
+      recent: db.prepare<[number], { request_id: string }>('SELECT request_id FROM advice_jobs ORDER BY updated_at DESC LIMIT ?'),
       purge: db.prepare(`DELETE FROM advice_jobs WHERE state IN ${FINISHED} AND updated_at < ?`),
     };
     this.statements = statements;
@@ -299,6 +311,11 @@ export class SqliteAdviceJobStore implements AdviceJobStore {
         if (next.state !== 'delivering') record(claim.requestId, now, next.state);
         return true;
       }),
+      redeliver: db.transaction((requestId: string, now: number): boolean => {
+        if (statements.redeliver.run({ requestId, now }).changes === 0) return false;
+        record(requestId, now, 'redelivery_requested', 'by an operator');
+        return true;
+      }),
     };
   }
 
@@ -342,6 +359,15 @@ export class SqliteAdviceJobStore implements AdviceJobStore {
   async find(requestId: string): Promise<AdviceJobView | undefined> {
     const row = this.statements.select.get(requestId);
     return row ? jobView(row, this.statements.events.all(requestId)) : undefined;
+  }
+
+  async redeliver(requestId: string, now: number): Promise<boolean> {
+    return this.transactions.redeliver(requestId, now);
+  }
+
+  async recent(limit: number): Promise<AdviceJobView[]> {
+    const views = await Promise.all(this.statements.recent.all(limit).map(({ request_id }) => this.find(request_id)));
+    return views.filter((view): view is AdviceJobView => view !== undefined);
   }
 
   async countByState(): Promise<Record<AdviceJobState, number>> {

@@ -183,6 +183,26 @@ export class PostgresAdviceJobStore implements AdviceJobStore {
     return jobView(rows[0], events.rows);
   }
 
+  async redeliver(requestId: string, now: number): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      const { rowCount } = await client.query(
+        `UPDATE advice_jobs SET state = 'delivering', next_run_at = $2, first_delivery_at = NULL, updated_at = $2
+         WHERE request_id = $1 AND state = 'dead' AND callback_json IS NOT NULL`,
+        [requestId, now],
+      );
+      if (rowCount !== 1) return false;
+      await record(client, requestId, now, 'redelivery_requested', 'by an operator');
+      await client.query(`NOTIFY ${SUBMITTED_CHANNEL}`);
+      return true;
+    });
+  }
+
+  async recent(limit: number): Promise<AdviceJobView[]> {
+    const { rows } = await this.pool.query<{ request_id: string }>('SELECT request_id FROM advice_jobs ORDER BY updated_at DESC LIMIT $1', [limit]);
+    const views = await Promise.all(rows.map(({ request_id }) => this.find(request_id)));
+    return views.filter((view): view is AdviceJobView => view !== undefined);
+  }
+
   async countByState(): Promise<Record<AdviceJobState, number>> {
     const counts = emptyStateCounts();
     const { rows } = await this.pool.query<{ state: AdviceJobState; count: number }>(

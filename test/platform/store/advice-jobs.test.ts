@@ -104,6 +104,22 @@ describeOnEachBackend('AdviceJobStore', (current) => {
     expect(await store.recordDelivery(again, 'attempt 2: HTTP 200', { state: 'delivered' }, 601)).toBe(true);
   });
 
+  it('redelivers only a dead job, with the same webhook-id and a fresh first attempt, and lists jobs changed last first', async () => {
+    await store.submit(job('r1'), 1);
+    await store.submit(job('r2'), 2);
+    await draft(3);
+    expect(await store.redeliver('r1', 4)).toBe(false); // drafted, not dead
+    const delivery = (await store.claimDelivery(5, 6))!;
+    await store.recordDelivery(delivery, 'attempt 1: HTTP 503', { state: 'dead' }, 7);
+    expect(await store.redeliver('unknown', 8)).toBe(false);
+    expect(await store.redeliver('r1', 8)).toBe(true);
+    expect(await store.redeliver('r1', 9)).toBe(false); // delivering again, no longer dead
+    expect(await store.claimDelivery(10, 20)).toMatchObject({ requestId: 'r1', webhookId: 'msg_r1', firstDeliveryAt: 10 });
+    expect((await store.find('r1'))!.events.map((e) => e.event)).toContain('redelivery_requested');
+    expect((await store.recent(5)).map((view) => view.requestId)).toEqual(['r1', 'r2']);
+    expect(await store.recent(1)).toHaveLength(1);
+  });
+
   it('purges only finished jobs older than the cut-off, with their history', async () => {
     for (const id of ['done', 'dead']) await store.submit(job(id), 1);
     await store.submit(job('waiting'), 50);

@@ -1,0 +1,125 @@
+/**
+ * The operator's console: a page served from local files (no CDN, no fonts from outside) and
+ * the data it shows, under /console/api behind the same bearer tokens as /ai/v1. The page itself
+ * holds nothing and loads without a token; it keeps the token in the tab's sessionStorage.
+ * Nothing the console shows is logged: the request log records route, status and duration only.
+ */
+import { readFile } from 'node:fs/promises';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { Config } from '../../config/index.js';
+import { ENGINE_NAMES, type Engines } from '../../engines/registry.js';
+import { engineReport } from '../../engines/report.js';
+import type { AdviceJobs } from '../../operations/report-advice-draft/jobs.js';
+import type { Metrics } from '../../platform/metrics.js';
+import type { Stores } from '../../platform/store/index.js';
+import { REFERENCE_REPORT_PATH } from '../../contract/advice.js';
+import { GatewayError } from '../../errors.js';
+import { VERSION } from '../../version.js';
+import { bearerAuth } from '../auth.js';
+import { standardErrorBody, useErrorShape } from '../errors.js';
+import type { ConsoleUploads } from './uploads.js';
+
+export interface ConsoleRoutesOptions {
+  apiTokens: readonly string[];
+  config: Config;
+  engines: Engines;
+  metrics: Metrics;
+  stores: Stores;
+  adviceJobs: AdviceJobs;
+  uploads: ConsoleUploads;
+}
+
+/** Copied next to the compiled plugin by `npm run build`. */
+const ASSETS_DIR = new URL('./assets/', import.meta.url);
+const ASSETS = {
+  'index.html': 'text/html; charset=utf-8',
+  'console.js': 'text/javascript; charset=utf-8',
+  'console.css': 'text/css; charset=utf-8',
+} as const;
+type AssetName = keyof typeof ASSETS;
+
+/** Same-origin only: the page runs no inline script and loads nothing from elsewhere. */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "img-src 'self' blob: data:",
+  "media-src 'self' blob:",
+  "object-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+const RECENT_JOBS = 20;
+
+export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (app, options) => {
+  const assets = new Map<string, Buffer>();
+  for (const name of Object.keys(ASSETS)) assets.set(name, await readFile(new URL(name, ASSETS_DIR)));
+  const sendAsset = (name: AssetName) => (_request: unknown, reply: FastifyReply) =>
+    reply
+      .type(ASSETS[name])
+      .header('cache-control', 'no-cache')
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', CONTENT_SECURITY_POLICY)
+      .header('referrer-policy', 'no-referrer')
+      .send(assets.get(name));
+
+  app.get('/console', sendAsset('index.html'));
+  app.get('/console/console.js', sendAsset('console.js'));
+  app.get('/console/console.css', sendAsset('console.css'));
+  await app.register(consoleApi, { ...options, prefix: '/console/api' });
+};
+
+const consoleApi: FastifyPluginAsync<ConsoleRoutesOptions> = async (api, options) => {
+  const { config, engines, metrics, stores, adviceJobs, uploads } = options;
+  if (options.apiTokens.length > 0) api.addHook('onRequest', bearerAuth(options.apiTokens));
+  useErrorShape(api, standardErrorBody);
+  api.addHook('onSend', async (_request, reply) => {
+    reply.header('cache-control', 'private, no-store');
+  });
+
+  api.get('/status', async () => {
+    const waits = await metrics.queueWaits();
+    return {
+      version: VERSION,
+      engines: Object.fromEntries(
+        ENGINE_NAMES.map((name) => [
+          name,
+          {
+            ...engineReport(config, name, engines.status(name)),
+            running: engines.limiter(name).running,
+            queued: engines.limiter(name).queued,
+            queue_waits: waits[name]?.count ?? 0,
+            mean_queue_wait_seconds: waits[name]?.meanSeconds ?? 0,
+          },
+        ]),
+      ),
+      traffic: metrics.recentTraffic.summary(),
+      advice: { counts: await stores.adviceJobs.countByState(), recent: await adviceJobs.recent(RECENT_JOBS) },
+    };
+  });
+
+  // What the platform stored for a job, when the callback target is the reference receiver
+  // (npm run receiver): the draft as the platform received it. Another platform answers 404.
+  api.get<{ Params: { request_id: string } }>('/advice/:request_id/received', async (request) => {
+    const { baseUrl, timeoutMs } = config.callback;
+    if (baseUrl === undefined) throw new GatewayError('not_found', 'CALLBACK_BASE_URL is not set');
+    const url = `${baseUrl}${REFERENCE_REPORT_PATH.replace(':request_id', encodeURIComponent(request.params.request_id))}`;
+    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) }).catch(() => undefined);
+    if (!response?.ok) throw new GatewayError('not_found', 'the callback target shows no report for this job (it is not the reference receiver)');
+    const report = (await response.json()) as { ai_status?: unknown; ai_advice_ref?: unknown };
+    return { ai_status: report.ai_status ?? null, ai_advice_ref: report.ai_advice_ref ?? null };
+  });
+
+  const uploadLimit = Math.max(config.fetch.maxBytes, config.asr.maxBytes);
+  api.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: uploadLimit }, (_request, body, done) =>
+    done(null, body),
+  );
+  api.post<{ Body: Buffer }>('/uploads', { bodyLimit: uploadLimit }, async (request, reply) => {
+    const upload = await uploads.put(request.body);
+    return reply.code(201).send({ file_url: upload.fileUrl, path: upload.path, token: upload.token });
+  });
+  api.delete<{ Params: { token: string } }>('/uploads/:token', async (request, reply) => {
+    await uploads.delete(request.params.token);
+    return reply.code(204).send();
+  });
+};
