@@ -55,8 +55,10 @@ export interface OcrPage {
   words: OcrWord[];
   width: number;
   height: number;
-  /** Mean word confidence, 0–100 (100 for a PDF text layer). */
+  /** Mean word confidence, 0–100 (100 for a PDF text layer); lines found but too poorly read to keep count too. */
   confidence: number;
+  /** Text lines the reader found but read too poorly to keep (they are not in `words`). */
+  illegibleLines?: number;
   rotation: 0 | 90 | 180 | 270;
   deskewRadians: number;
 }

@@ -196,6 +196,16 @@ describe('case-file-process with the real OCR engine', () => {
     for (const clinical of ['苏州市立第三医院病理诊断报告', '乙状结肠中分化腺癌', 'Ki-67约70%', '报告日期', '2024-10-25']) expect(text).toContain(clinical);
   }, 180_000);
 
+  it('withholds a page whose text is found but too blurred to read, even when no line of it was legible enough to keep', async () => {
+    const page = await readFile(join(DEID_FIXTURES, 'pathology-zh-clean.png'));
+    for (const sigma of [5, 6]) {
+      served.set(`blurred-${sigma}.png`, await sharp(page).blur(sigma).png().toBuffer());
+      const { status, json } = await post(gateway, [file(12, `blurred-${sigma}.png`)]);
+      expect(status, `blur sigma ${sigma}`).toBe(422);
+      expect(json).toMatchObject({ error: { kind: 'deidentification_failed', retryable: false, message: expect.stringMatching(/^file 12: page 1 was read with confidence \d+/) } });
+    }
+  }, 120_000);
+
   it('names a file that cannot be fetched and stores nothing for the request', async () => {
     const before = await readdir(join(gateway.dataDir, 'blobs'));
     const { status, json } = await post(gateway, [file(1, 'report1.png'), file(2, 'missing.png')]);

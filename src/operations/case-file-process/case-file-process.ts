@@ -92,13 +92,14 @@ async function deidentifyPage(
 class UnreadablePage extends GatewayError {}
 
 /**
- * What OCR cannot read it can neither redact nor audit: a page read with words but a low mean
- * confidence (a phone photo in uneven light, a blurred fax) is withheld rather than returned
- * with names a person can still read. Measured: clean scans and renders read at 84–91, the
- * real blood-count photos at 54–56 and the noisy fixture at 58, with names left unread.
+ * What OCR cannot read it can neither redact nor audit: a page whose text was found but read
+ * with a low mean confidence (a blurred fax, a photo out of focus) is withheld rather than
+ * returned with names a person may still read, even when no line of it was legible enough to
+ * keep. A page with no text found at all (an image without writing) passes.
  */
 function requireReadable(reading: OcrPage, index: number, minConfidence: number): void {
-  if (!reading.words.length || reading.confidence >= minConfidence) return;
+  const textFound = reading.words.length > 0 || (reading.illegibleLines ?? 0) > 0;
+  if (!textFound || reading.confidence >= minConfidence) return;
   throw new UnreadablePage(
     'deidentification_failed',
     `page ${index + 1} was read with confidence ${Math.round(reading.confidence)}, under the ${minConfidence} (DEID_MIN_CONFIDENCE) needed to de-identify it reliably; send a flat, well-lit scan`,

@@ -137,8 +137,9 @@ function wordsOf(line: PlacedLine, lineIndex: number): OcrWord[] {
 export function assemblePage(readings: LineReading[], rotation: Rotation, width: number, height: number, margin = 0): OcrPage {
   const turn = (p: Point) =>
     turnPoint({ x: Math.min(width, Math.max(0, p.x - margin)), y: Math.min(height, Math.max(0, p.y - margin)) }, rotation, width, height);
-  const placed = readings
-    .filter((reading) => meanProbability(reading) >= DROP_PROBABILITY)
+  const legible = readings.filter((reading) => meanProbability(reading) >= DROP_PROBABILITY);
+  const illegible = readings.filter((reading) => reading.chars.length > 0 && meanProbability(reading) < DROP_PROBABILITY);
+  const placed = legible
     .map((reading) => placeLine(reading, turn))
     .filter((line): line is PlacedLine => line !== undefined);
   const texts: string[] = [];
@@ -149,8 +150,14 @@ export function assemblePage(readings: LineReading[], rotation: Rotation, width:
     words.push(...lineWords);
     texts.push(row.map((line) => line.chars.map((c) => c.char).join('').trim()).join(CELL_SEPARATOR));
   }
-  const charCount = words.reduce((sum, word) => sum + [...word.text].length, 0);
-  const confidence = charCount === 0 ? 0 : words.reduce((sum, word) => sum + word.confidence * [...word.text].length, 0) / charCount;
+  // Lines dropped as illegible count against the page: a blurred page whose every line was
+  // dropped is not a blank one.
+  const weighted = [
+    ...words.map((word) => ({ confidence: word.confidence, chars: [...word.text].length })),
+    ...illegible.map((reading) => ({ confidence: 100 * meanProbability(reading), chars: reading.chars.length })),
+  ];
+  const charCount = weighted.reduce((sum, item) => sum + item.chars, 0);
+  const confidence = charCount === 0 ? 0 : weighted.reduce((sum, item) => sum + item.confidence * item.chars, 0) / charCount;
   const turned = rotation === 90 || rotation === 270;
   return {
     text: texts.join('\n'),
@@ -158,6 +165,7 @@ export function assemblePage(readings: LineReading[], rotation: Rotation, width:
     width: turned ? height : width,
     height: turned ? width : height,
     confidence: Math.round(confidence),
+    illegibleLines: illegible.length,
     rotation,
     deskewRadians: 0,
   };

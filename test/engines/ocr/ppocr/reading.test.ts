@@ -68,9 +68,18 @@ describe('a page from its read lines', () => {
     expect(page.confidence).toBe(95);
   });
 
-  it('drops a line the recogniser is unsure of, as PaddleOCR does', () => {
+  it('drops a line the recogniser is unsure of, as PaddleOCR does, but counts it against the page', () => {
     const page = assemblePage([line('白细胞', quad(0, 0, 96, 48)), line('AS', quad(0, 100, 64, 148), 0.3)], 0, 800, 600);
     expect(page.text).toBe('白细胞');
+    expect(page.illegibleLines).toBe(1);
+    // Three characters at 95 and two dropped ones at 30.
+    expect(page.confidence).toBe(69);
+  });
+
+  it('a page whose every line was dropped is no blank page: its lines are illegible, its confidence low', () => {
+    const page = assemblePage([line('病理', quad(0, 0, 64, 48), 0.2), line('报告', quad(0, 100, 64, 148), 0.4)], 0, 800, 600);
+    expect(page).toMatchObject({ text: '', words: [], illegibleLines: 2, confidence: 30 });
+    expect(assemblePage([], 0, 800, 600)).toMatchObject({ words: [], illegibleLines: 0, confidence: 0 });
   });
 
   it('gives boxes in the upright frame when the page is turned', () => {
