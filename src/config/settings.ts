@@ -382,7 +382,7 @@ export const SETTINGS = {
       env: 'DEID_MIN_CONFIDENCE',
       type: types.intBetween(0, 100),
       default: 70,
-      doc: 'AI-4 withholds (`422 deidentification_failed`) a page OCR read with a lower mean word confidence; lower it only knowing that names OCR could not read stay visible',
+      doc: 'AI-4 withholds (`422 deidentification_failed`) a page whose text OCR found but read with a lower mean confidence (lines found but too poorly read to keep count too); lower it only knowing that names OCR could not read stay visible',
     }),
   }),
 
