@@ -16,6 +16,7 @@ import { sendError, standardErrorBody, useErrorShape } from './http/errors.js';
 import { fileRoutes } from './http/files.js';
 import { healthRoutes } from './http/health.js';
 import { requestLog } from './http/request-log.js';
+import { unreadBody } from './http/unread-body.js';
 import { AI_PREFIX } from './contract/operations.js';
 import { createAdviceJobs, type AdviceJobs } from './operations/report-advice-draft/jobs.js';
 import { createSafeFetcher, type SafeFetcher } from './platform/fetch/index.js';
@@ -44,6 +45,10 @@ interface Services {
 const BLOB_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 const REQUEST_ID_HEADER = /^[\w.:-]{1,128}$/;
 const FILE_TOKEN_MAX_CHARS = 512;
+/** An answer before the body was read waits for the rest of it (so the client reads the answer), up to this many body limits… */
+const UNREAD_BODY_DISCARD_LIMITS = 8;
+/** …and this long. */
+const UNREAD_BODY_DISCARD_MS = 30_000;
 
 /** Opens the stores, starts the engines loading and AI-3's job runner. */
 async function startServices({ config, logger, ...options }: AppOptions): Promise<Services> {
@@ -102,6 +107,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(requestLog, { metrics: services.metrics });
   await app.register(draining);
+  await app.register(unreadBody, {
+    discardBytes: UNREAD_BODY_DISCARD_LIMITS * config.server.bodyLimitBytes,
+    discardWithinMs: UNREAD_BODY_DISCARD_MS,
+  });
   await app.register(docsRoutes, { version: VERSION, publicBaseUrl: config.server.publicBaseUrl });
   await app.register(healthRoutes, { engines: services.engines, metrics: services.metrics, config });
   await app.register(fileRoutes, { stores: services.stores });
