@@ -141,6 +141,12 @@ export const SETTINGS = {
       defaultDoc: 'none (unsigned)',
       doc: 'Standard Webhooks signing key: its UTF-8 bytes, or, written `whsec_<base64>`, the decoded bytes. Unset: callbacks go unsigned (warned at start)',
     }),
+    previousSecret: setting({
+      env: 'CALLBACK_SECRET_PREVIOUS',
+      type: types.secret(16),
+      defaultDoc: 'none',
+      doc: 'while rotating `CALLBACK_SECRET`: the old key; callbacks carry a signature made with each key until it is removed (docs/operations/callbacks.md)',
+    }),
     timeoutMs: setting({ env: 'CALLBACK_TIMEOUT_MS', type: types.positiveInt, default: 10_000, doc: 'time limit of one callback POST' }),
     retryBaseMs: setting({
       env: 'CALLBACK_RETRY_BASE_MS',
