@@ -42,7 +42,8 @@ interface Services {
   operations: OperationServices;
 }
 
-const BLOB_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const STORE_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 const REQUEST_ID_HEADER = /^[\w.:-]{1,128}$/;
 const FILE_TOKEN_MAX_CHARS = 512;
 /** An answer before the body was read waits for the rest of it (so the client reads the answer), up to this many body limits… */
@@ -121,9 +122,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     adviceJobs: services.adviceJobs,
   });
 
-  const sweeper = setInterval(() => {
+  const sweepStores = () => {
     services.stores.blobs.sweepExpired().catch((error: unknown) => app.log.warn({ err: error }, 'blob sweep failed'));
-  }, BLOB_SWEEP_INTERVAL_MS).unref();
+    const artifactsBefore = Date.now() - config.server.artifactRetentionDays * DAY_MS;
+    services.stores.artifacts
+      .purgeCreatedBefore(artifactsBefore)
+      .then((purged) => {
+        if (purged > 0) app.log.info({ artifacts: purged }, 'cached results past ARTIFACT_RETENTION_DAYS deleted');
+      })
+      .catch((error: unknown) => app.log.warn({ err: error }, 'artifact purge failed'));
+  };
+  sweepStores();
+  const sweeper = setInterval(sweepStores, STORE_SWEEP_INTERVAL_MS).unref();
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
     await services.adviceJobs.close();

@@ -35,6 +35,12 @@ export const SETTINGS = {
       default: './data',
       doc: '`gateway.sqlite` (artifact cache, AI-3 jobs, blob index), `blobs/` (produced files), `file-signing.key`; created with mode 0700. One gateway process per `DATA_DIR`',
     }),
+    artifactRetentionDays: setting({
+      env: 'ARTIFACT_RETENTION_DAYS',
+      type: types.positiveInt,
+      default: 7,
+      doc: 'AI-1&2 results cached in `gateway.sqlite` (they hold patient text) are deleted this long after they were made; the same request after that is computed again',
+    }),
     bodyLimitBytes: setting({
       env: 'BODY_LIMIT_BYTES',
       type: types.positiveInt,

@@ -12,6 +12,8 @@ export interface ArtifactStore {
   get(key: string): Promise<StoredArtifact | null>;
   /** Replaces any existing value: an artifact is deterministic for its key. */
   put(key: string, value: unknown): Promise<void>;
+  /** Deletes the artifacts made before `before` (epoch ms); returns how many. */
+  purgeCreatedBefore(before: number): Promise<number>;
 }
 
 interface ArtifactRow {
@@ -23,6 +25,7 @@ interface ArtifactRow {
 export class SqliteArtifactStore implements ArtifactStore {
   private readonly selectByKey: Database.Statement<[string], ArtifactRow>;
   private readonly upsert: Database.Statement<[string, string, number]>;
+  private readonly purge: Database.Statement<[number]>;
 
   constructor(db: Database.Database) {
     this.selectByKey = db.prepare('SELECT key, value, created_at FROM artifacts WHERE key = ?');
@@ -30,6 +33,7 @@ export class SqliteArtifactStore implements ArtifactStore {
       `INSERT INTO artifacts (key, value, created_at) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at`,
     );
+    this.purge = db.prepare('DELETE FROM artifacts WHERE created_at < ?');
   }
 
   async get(key: string): Promise<StoredArtifact | null> {
@@ -42,5 +46,9 @@ export class SqliteArtifactStore implements ArtifactStore {
     const json = JSON.stringify(value) as string | undefined;
     if (json === undefined) throw new GatewayError('internal', `Artifact ${key} has no JSON representation`);
     this.upsert.run(key, json, Date.now());
+  }
+
+  async purgeCreatedBefore(before: number): Promise<number> {
+    return this.purge.run(before).changes;
   }
 }
