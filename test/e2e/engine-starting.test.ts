@@ -56,6 +56,11 @@ describe('an engine that is starting or restarting answers retryable, with Retry
 
     await readyStatus('llm', () => llm.status(), LOAD_WITHIN_MS);
     expect((await postSpeech(port)).status).toBe(200);
+    // /metrics says so too, with the LLM process's memory.
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toContain('gateway_engine_ready{engine="llm"} 1');
+    const resident = /gateway_child_process_resident_memory_bytes\{command="node"\} (\d+)/.exec(metrics);
+    expect(Number(resident?.[1])).toBeGreaterThan(20 * 1024 * 1024);
   }, 120_000);
 
   it('answers the same while it restarts after its process died, then serves again', async () => {
