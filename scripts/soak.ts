@@ -234,6 +234,8 @@ try {
   if (left.length > 0) failures.push(`temp entries left after the load stopped: ${left.join(', ')}`);
   console.log(`callbacks received: ${callbacks.received}`);
   console.log(failures.length === 0 ? `soak passed: growth within ${MAX_RSS_GROWTH / MIB} MB RSS and ${MAX_FD_GROWTH} fds, no temp file left` : `soak FAILED: ${failures.join('; ')}`);
+  // Four checks: gateway RSS, LLM process RSS, descriptors, temp entries; the summary line CI reads.
+  console.log(`soak: ${4 - failures.length} passed, ${failures.length} failed`);
   if (failures.length > 0) exitCode = 1;
 } catch (error) {
   console.error(error);
