@@ -37,6 +37,7 @@ const MIB = 1024 * 1024;
 
 const files = {
   '/page.png': await readFile(fixturePath('ocr', 'report2.png')),
+  '/report.pdf': await readFile(fixturePath('ocr', 'report1-text.pdf')),
   '/voice.wav': await readFile(fixturePath('audio', 'wenet_aishell-BAC009S0724W0121.wav')),
 };
 const fileServer = createServer((request, response) => {
@@ -142,7 +143,8 @@ const clients: Record<string, { count: number; next: () => Promise<unknown> }> =
   },
   caseOcr: {
     count: config.ocr.maxRunning,
-    next: () => post(OPERATIONS.caseOcr.path, { request_id: `soak-${++sequence}`, files: [file(sequence, '/page.png')] }),
+    // A PDF (read in a thread of its own each time) and a scan.
+    next: () => post(OPERATIONS.caseOcr.path, { request_id: `soak-${++sequence}`, files: [file(sequence, '/report.pdf'), file(sequence + 1, '/page.png')] }),
   },
   caseFileProcess: {
     count: config.ocr.maxRunning,
