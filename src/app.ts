@@ -18,6 +18,7 @@ import { sendError, standardErrorBody, useErrorShape } from './http/errors.js';
 import { fileRoutes } from './http/files.js';
 import { healthRoutes } from './http/health.js';
 import { requestLog } from './http/request-log.js';
+import { unreadBody } from './http/unread-body.js';
 import { AI_PREFIX } from './contract/operations.js';
 import { createAdviceJobs, type AdviceJobs } from './operations/report-advice-draft/jobs.js';
 import { createSafeFetcher, withLocalFiles, type SafeFetcher } from './platform/fetch/index.js';
@@ -44,9 +45,14 @@ interface Services {
   uploads: ConsoleUploads;
 }
 
-const BLOB_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const STORE_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 const REQUEST_ID_HEADER = /^[\w.:-]{1,128}$/;
 const FILE_TOKEN_MAX_CHARS = 512;
+/** An answer before the body was read waits for the rest of it (so the client reads the answer), up to this many body limits… */
+const UNREAD_BODY_DISCARD_LIMITS = 8;
+/** …and this long. */
+const UNREAD_BODY_DISCARD_MS = 30_000;
 
 /** Opens the stores, starts the engines loading and AI-3's job runner. */
 async function startServices({ config, logger, ...options }: AppOptions): Promise<Services> {
@@ -110,6 +116,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(requestLog, { metrics: services.metrics });
   await app.register(draining);
+  await app.register(unreadBody, {
+    discardBytes: UNREAD_BODY_DISCARD_LIMITS * config.server.bodyLimitBytes,
+    discardWithinMs: UNREAD_BODY_DISCARD_MS,
+  });
   await app.register(docsRoutes, { version: VERSION, publicBaseUrl: config.server.publicBaseUrl });
   await app.register(healthRoutes, { engines: services.engines, metrics: services.metrics, config });
   await app.register(fileRoutes, { stores: services.stores });
@@ -121,9 +131,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(consoleRoutes, { apiTokens: config.security.apiTokens, config, ...services });
 
-  const sweeper = setInterval(() => {
+  const sweepStores = () => {
     services.stores.blobs.sweepExpired().catch((error: unknown) => app.log.warn({ err: error }, 'blob sweep failed'));
-  }, BLOB_SWEEP_INTERVAL_MS).unref();
+    const artifactsBefore = Date.now() - config.server.artifactRetentionDays * DAY_MS;
+    services.stores.artifacts
+      .purgeCreatedBefore(artifactsBefore)
+      .then((purged) => {
+        if (purged > 0) app.log.info({ artifacts: purged }, 'cached results past ARTIFACT_RETENTION_DAYS deleted');
+      })
+      .catch((error: unknown) => app.log.warn({ err: error }, 'artifact purge failed'));
+  };
+  sweepStores();
+  const sweeper = setInterval(sweepStores, STORE_SWEEP_INTERVAL_MS).unref();
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
     await services.adviceJobs.close();

@@ -39,7 +39,11 @@ export const ERROR_KINDS = {
     retryable: true,
     when: 'the file source failed: retryable for timeouts, resets and 5xx/408/429; not for 404/403 and the like',
   },
-  engine_unavailable: { status: 503, retryable: false, when: "the engine's model or runtime is not installed, or not ready" },
+  engine_unavailable: {
+    status: 503,
+    retryable: false,
+    when: "the engine's model or runtime is not installed or not configured, or failed to load (`/readyz` says why): not retryable. While the engine is starting, or restarting after its process died, it is retryable with `Retry-After`",
+  },
   overloaded: {
     status: 503,
     retryable: true,

@@ -47,6 +47,12 @@ export const SETTINGS = {
       default: 8,
       doc: 'PostgreSQL connections per replica (with `DATABASE_URL`)',
     }),
+    artifactRetentionDays: setting({
+      env: 'ARTIFACT_RETENTION_DAYS',
+      type: types.positiveInt,
+      default: 7,
+      doc: 'AI-1&2 results cached in `gateway.sqlite` (they hold patient text) are deleted this long after they were made; the same request after that is computed again',
+    }),
     bodyLimitBytes: setting({
       env: 'BODY_LIMIT_BYTES',
       type: types.positiveInt,
@@ -152,6 +158,12 @@ export const SETTINGS = {
       type: types.secret(16),
       defaultDoc: 'none (unsigned)',
       doc: 'Standard Webhooks signing key: its UTF-8 bytes, or, written `whsec_<base64>`, the decoded bytes. Unset: callbacks go unsigned (warned at start)',
+    }),
+    previousSecret: setting({
+      env: 'CALLBACK_SECRET_PREVIOUS',
+      type: types.secret(16),
+      defaultDoc: 'none',
+      doc: 'while rotating `CALLBACK_SECRET`: the old key; callbacks carry a signature made with each key until it is removed (docs/operations/callbacks.md)',
     }),
     timeoutMs: setting({ env: 'CALLBACK_TIMEOUT_MS', type: types.positiveInt, default: 10_000, doc: 'time limit of one callback POST' }),
     retryBaseMs: setting({

@@ -1,7 +1,27 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EngineStatus } from './types.js';
+import { GatewayError } from '../errors.js';
+import type { EngineName, EngineStatus } from './types.js';
 
 const POLL_MS = 50;
+
+/**
+ * What a client is told to wait while an engine is starting: a small model loads in a few
+ * seconds, a large one in minutes; each early retry costs one quick refusal, nothing more.
+ */
+export const STARTING_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The refusal for a call to an engine that is not ready. `starting` (the first load, or a
+ * restart after its process died) passes by itself: retryable, with Retry-After. `unavailable`
+ * (not installed, not configured) and `failed` (its model or runtime is broken) need an
+ * operator: not retryable.
+ */
+export function notReadyError(name: EngineName, status: EngineStatus): GatewayError {
+  const message = `the ${name} engine is ${status.state}: ${status.reason ?? 'no reason given'}`;
+  return status.state === 'starting'
+    ? new GatewayError('engine_unavailable', message, { retryable: true, retryAfterSeconds: STARTING_RETRY_AFTER_SECONDS })
+    : new GatewayError('engine_unavailable', message);
+}
 
 /**
  * Waits while an engine is `starting` (models load in the background) and returns its status

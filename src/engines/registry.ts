@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { Config } from '../config/index.js';
-import { GatewayError } from '../errors.js';
 import type { Limiter } from '../platform/limiter.js';
 import type { Logger } from '../platform/logger.js';
 import { createAsrEngine } from './asr/index.js';
@@ -11,13 +10,15 @@ import { createLlmEngine, createOpenAiLlmEngine } from './llm/index.js';
 import { createOcrEngine } from './ocr/index.js';
 import { ENGINE_NAMES } from '../contract/engines.js';
 import type { AsrEngine, EngineName, EngineSet, EngineStatus, LlmEngine, OcrEngine } from './types.js';
+import { notReadyError } from './readiness.js';
 import { unavailableEngine } from './unavailable.js';
 
 export { ENGINE_NAMES } from '../contract/engines.js';
 
 /**
- * The only way operations reach engines: readiness is checked first (engine_unavailable,
- * not retryable), then the call waits its turn in that engine's limiter.
+ * The only way operations reach engines: readiness is checked first (engine_unavailable:
+ * retryable with Retry-After while the engine starts, not retryable when it is not installed or
+ * failed), then the call waits its turn in that engine's limiter.
  */
 export class Engines {
   constructor(
@@ -29,9 +30,7 @@ export class Engines {
   requireReady(...names: EngineName[]): void {
     for (const name of names) {
       const status = this.engines[name].status();
-      if (status.state !== 'ready') {
-        throw new GatewayError('engine_unavailable', `the ${name} engine is ${status.state}: ${status.reason ?? 'no reason given'}`);
-      }
+      if (status.state !== 'ready') throw notReadyError(name, status);
     }
   }
 

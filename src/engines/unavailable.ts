@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors.js';
+import { notReadyError } from './readiness.js';
 import type { AsrEngine, EngineName, LlmEngine, OcrEngine } from './types.js';
 
 type EngineOfAnyKind<N extends EngineName> = Omit<LlmEngine, 'name'> &
@@ -17,7 +17,7 @@ export function unavailableEngine<N extends EngineName>(
   state: 'unavailable' | 'failed' = 'unavailable',
 ): EngineOfAnyKind<N> {
   const fail = async (): Promise<never> => {
-    throw new GatewayError('engine_unavailable', `the ${name} engine is ${state}: ${reason}`);
+    throw notReadyError(name, { state, reason, configured });
   };
   return {
     name,

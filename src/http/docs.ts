@@ -19,19 +19,29 @@ function errorStatuses(): number[] {
   return [...new Set(Object.values(ERROR_KINDS).map((k) => k.status))].filter((s) => s !== 499).sort();
 }
 
+/** Each kind of a status with its default `retryable` and when it happens (which says when the default flips). */
 function errorKindsByStatus(status: number): string {
   return Object.entries(ERROR_KINDS)
     .filter(([, spec]) => spec.status === status)
-    .map(([kind]) => kind)
-    .join(', ');
+    .map(([kind, spec]) => `${kind} (retryable: ${spec.retryable}): ${spec.when}`)
+    .join('; ');
 }
+
+/** A 503 may tell when to retry (a full queue, an engine starting). */
+const retryAfterHeader = {
+  'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } },
+};
 
 function operationPath(op: OperationContract) {
   const errorSchema = jsonSchema(op.errorBody, 'output');
   const errors = Object.fromEntries(
     errorStatuses().map((status) => [
       String(status),
-      { description: `error kinds: ${errorKindsByStatus(status)}`, content: { 'application/json': { schema: errorSchema } } },
+      {
+        description: `error kinds: ${errorKindsByStatus(status)}`,
+        ...(status === 503 ? { headers: retryAfterHeader } : {}),
+        content: { 'application/json': { schema: errorSchema } },
+      },
     ]),
   );
   return {

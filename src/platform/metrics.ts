@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ENGINE_STATES, type EngineName, type EngineStatus } from '../contract/engines.js';
 import type { LimiterObserver } from './limiter.js';
+import { childProcessMemory, type ChildMemory } from './process/index.js';
 import { RecentTraffic } from './recent-traffic.js';
 
 /** What AI-4 reports: time per stage, each page's audit outcome, boxes painted per kind of datum. */
@@ -67,6 +68,8 @@ export class Metrics {
       });
     perEngine('gateway_engine_running', 'Engine tasks running now', (e) => engines.running(e));
     perEngine('gateway_engine_queue_depth', 'Engine tasks waiting in the queue now', (e) => engines.queued(e));
+    perEngine('gateway_engine_ready', '1 when the engine is ready to serve, else 0', (e) => (engines.status(e).state === 'ready' ? 1 : 0));
+    this.observeChildProcesses();
     new Gauge({
       name: 'gateway_engine_state',
       help: '1 for the state each engine is in now, 0 for the others',
@@ -79,6 +82,35 @@ export class Metrics {
         }
       },
     });
+  }
+
+  /**
+   * Memory of the processes the gateway runs, by command, read at each scrape: `node` is the LLM
+   * process, `whisper-cli` and `ffmpeg` the ASR runs under way. OCR runs in worker threads, so
+   * its memory is in the gateway's own gateway_process_resident_memory_bytes.
+   */
+  private observeChildProcesses(): void {
+    // The registry collects every metric at once: both gauges share one reading of /proc.
+    let reading: Promise<ChildMemory[]> | undefined;
+    const read = () => (reading ??= childProcessMemory().finally(() => (reading = undefined)));
+    const perCommand = (name: string, help: string, value: (child: ChildMemory) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['command'] as const,
+        registers: [this.registry],
+        async collect() {
+          const children = await read();
+          this.reset();
+          for (const child of children) this.inc({ command: child.command }, value(child));
+        },
+      });
+    perCommand(
+      'gateway_child_process_resident_memory_bytes',
+      "Resident memory of the gateway's child processes now, summed by command (node: the LLM process; whisper-cli, ffmpeg: ASR runs)",
+      (child) => child.residentBytes,
+    );
+    perCommand('gateway_child_processes', "The gateway's child processes running now, by command", () => 1);
   }
 
   private readonly adviceDrafts = new Histogram({

@@ -23,6 +23,8 @@ export interface ReceiverOptions {
   db: Database.Database;
   /** May be absent only with allowUnsigned; then every signed callback is refused. */
   secret: string | undefined;
+  /** While the key is rotated: the other one; a signature made with either verifies. */
+  previousSecret?: string | undefined;
   toleranceSeconds: number;
   /** Accept callbacks that carry no signature headers at all (a gateway without CALLBACK_SECRET). */
   allowUnsigned: boolean;
@@ -52,7 +54,8 @@ function authenticate(headers: CallbackSignatureHeaders, rawBody: string, option
   const unsigned = headers.id === undefined && headers.timestamp === undefined && headers.signature === undefined;
   if (unsigned && options.allowUnsigned) return { ok: true };
   if (options.secret === undefined) return { ok: false, reason: 'bad_signature' };
-  return verifyCallback(options.secret, headers, rawBody, { toleranceSeconds: options.toleranceSeconds });
+  const secrets = options.previousSecret === undefined ? [options.secret] : [options.secret, options.previousSecret];
+  return verifyCallback(secrets, headers, rawBody, { toleranceSeconds: options.toleranceSeconds });
 }
 
 /** Our own wording, naming the field: zod's default messages are terse and generic. */

@@ -13,6 +13,7 @@ async function main(): Promise<void> {
   const app = await buildReceiverApp({
     db,
     secret: settings.secret,
+    previousSecret: settings.previousSecret,
     toleranceSeconds: settings.toleranceSeconds,
     allowUnsigned: settings.allowUnsigned,
     logger,

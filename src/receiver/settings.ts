@@ -17,6 +17,12 @@ export const RECEIVER_SETTINGS = {
       defaultDoc: 'none: required unless `RECEIVER_ALLOW_UNSIGNED=true`',
       doc: "the gateway's signing key; a callback whose signature does not verify is refused",
     }),
+    previousSecret: setting({
+      env: 'CALLBACK_SECRET_PREVIOUS',
+      type: types.secret(16),
+      defaultDoc: 'none',
+      doc: 'while rotating the key: the other one; a callback signed with either key is accepted',
+    }),
     allowUnsigned: setting({
       env: 'RECEIVER_ALLOW_UNSIGNED',
       type: types.bool,

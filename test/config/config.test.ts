@@ -26,6 +26,7 @@ describe('loadConfig defaults', () => {
       databasePoolSize: 8,
       publicBaseUrl: 'http://localhost:8080',
       logLevel: 'info',
+      artifactRetentionDays: 7,
       bodyLimitBytes: 2 * 1024 * 1024,
       shutdownTimeoutMs: 30_000,
     });

@@ -109,7 +109,12 @@ describeWithTools('LLM_BACKEND=openai on a real llama-server, through HTTP', awa
     expect(failed.json().error).toMatchObject({ kind: 'engine_failed', retryable: true, message: expect.stringContaining('ECONNREFUSED') });
     const readiness = await waitForReadiness(gateway, (llm) => llm.state !== 'ready');
     expect(readiness.statusCode).toBe(503);
-    expect(readiness.json().engines.llm).toMatchObject({ state: 'unavailable', reason: expect.stringContaining('does not answer (ECONNREFUSED)') });
+    expect(readiness.json().engines.llm).toMatchObject({ state: 'starting', reason: expect.stringContaining('does not answer (ECONNREFUSED)') });
+    // Until it answers again, calls are refused as a passing state: retry later.
+    const refused = await gateway.app.inject({ method: 'POST', url: '/ai/v1/speech-process', payload: { ...request, request_id: 'while-down' } });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json().error).toMatchObject({ kind: 'engine_unavailable', retryable: true });
+    expect(refused.headers['retry-after']).toBeDefined();
   }, 60_000);
 });
 

@@ -22,6 +22,9 @@ describe('OpenAPI document', () => {
       const success = post.responses[String(op.successStatus)].content['application/json'];
       expect(success.example).toEqual(op.example.response);
       expect(post.responses['503'].description).toContain('engine_unavailable');
+      // When each kind is retryable, and the header that says when.
+      expect(post.responses['503'].description).toMatch(/engine_unavailable \(retryable: false\): .*starting.*retryable with `Retry-After`/);
+      expect(post.responses['503'].headers['Retry-After'].schema.type).toBe('integer');
       const errorProperties = post.responses['400'].content['application/json'].schema.properties.error.properties;
       expect(Object.keys(errorProperties).sort()).toEqual(op.id === 'report-advice-draft' ? ['kind', 'message'] : ['kind', 'message', 'retryable']);
     }

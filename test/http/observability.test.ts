@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,6 +89,28 @@ describe('/metrics', () => {
       expect(text).toContain('gateway_engine_state{engine="llm",state="ready"} 0');
       expect(text).toContain('gateway_process_resident_memory_bytes');
     } finally {
+      await gateway.close();
+    }
+  });
+
+  it('reports engine readiness and the resident memory of the child processes, by command', async () => {
+    const gateway = await startGateway({}, { engines: enginesWithAsr(new FakeAsrEngine()) });
+    // A child of this process, as whisper-cli or the LLM process is of the gateway's.
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      await once(child, 'spawn');
+      const text = (await gateway.app.inject({ url: '/metrics' })).body;
+      expect(text).toContain('gateway_engine_ready{engine="asr"} 1');
+      expect(text).toContain('gateway_engine_ready{engine="llm"} 0');
+      expect(text).toContain('gateway_child_processes{command="sleep"} 1');
+      const resident = /gateway_child_process_resident_memory_bytes\{command="sleep"\} (\d+)/.exec(text);
+      expect(Number(resident?.[1])).toBeGreaterThan(100 * 1024); // even sleep maps its libc
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      const after = (await gateway.app.inject({ url: '/metrics' })).body;
+      expect(after).not.toContain('command="sleep"');
+    } finally {
+      child.kill('SIGKILL');
       await gateway.close();
     }
   });

@@ -1,4 +1,9 @@
+import Database from 'better-sqlite3';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openStores } from '../../src/platform/store/index.js';
 import { speechProcessResponse } from '../../src/contract/speech.js';
 import { GatewayError } from '../../src/errors.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
@@ -257,5 +262,34 @@ describe('caching and versioning', () => {
     const b = (await post(body({ speech_text: `${SPEECH} ` }))).json.artifact_key;
     const c = (await post(body({ points: POINTS.slice(0, 2) }))).json.artifact_key;
     expect(new Set([a, b, c]).size).toBe(3);
+  });
+});
+
+describe('the result cache keeps results ARTIFACT_RETENTION_DAYS', () => {
+  it('deletes the results made before the retention when the gateway starts, and keeps the newer ones', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'artifact-retention-'));
+    const stores = await openStores({ dataDir, publicBaseUrl: 'http://localhost' });
+    const day = 24 * 60 * 60 * 1000;
+    try {
+      await stores.artifacts.put('speech:old', { n: 1 });
+      await stores.artifacts.put('speech:recent', { n: 2 });
+      const db = new Database(join(dataDir, 'gateway.sqlite'));
+      const age = db.prepare('UPDATE artifacts SET created_at = ? WHERE key = ?');
+      age.run(Date.now() - 2 * day - 60_000, 'speech:old');
+      age.run(Date.now() - day, 'speech:recent');
+      db.close();
+
+      const gateway = await startGateway({ ARTIFACT_RETENTION_DAYS: '2' }, { dataDir });
+      try {
+        await expect.poll(() => stores.artifacts.get('speech:old')).toBeNull();
+        expect(await stores.artifacts.get('speech:recent')).toMatchObject({ value: { n: 2 } });
+        expect(gateway.logs.some((line) => line.includes('cached results past ARTIFACT_RETENTION_DAYS deleted'))).toBe(true);
+      } finally {
+        await gateway.close();
+      }
+    } finally {
+      await stores.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import type Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { postCallback } from '../../src/platform/callbacks/delivery.js';
 import { signCallback } from '../../src/platform/callbacks/signature.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { openDatabase } from '../../src/platform/store/database.js';
@@ -261,6 +262,46 @@ describe('allowUnsigned', () => {
   it('refuses every signed callback when it has no secret to check them with', async () => {
     const { app } = await startReceiver({ allowUnsigned: true, secret: undefined });
     expect((await postSigned(app, succeeded(DRAFT))).statusCode).toBe(401);
+  });
+});
+
+describe('secret rotation', () => {
+  const OLD = SECRET;
+  const NEW = 'receiver-test-new-secret-9876543210';
+
+  /** The gateway's own delivery code, signing with the new and the previous secret, POSTing to a listening receiver. */
+  async function deliverDuringRotation(receiver: Receiver, requestId: string) {
+    await receiver.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = receiver.app.server.address() as { port: number };
+    const target = { url: `http://127.0.0.1:${port}/internal/ai/callback`, secret: NEW, previousSecret: OLD, timeoutMs: 5_000 };
+    const body = JSON.stringify(succeeded(DRAFT, requestId));
+    return postCallback(target, { webhookId: `wh-${requestId}`, body }, new AbortController().signal);
+  }
+
+  it('the gateway sends one signature per secret; a receiver still on the old secret accepts', async () => {
+    const headerValue = signCallback([NEW, OLD], 'wh-1', nowSeconds(), '{}');
+    expect(headerValue).toMatch(/^v1,[A-Za-z0-9+/=]{44} v1,[A-Za-z0-9+/=]{44}$/);
+    const receiver = await startReceiver({ secret: OLD });
+    expect(await deliverDuringRotation(receiver, 'rot-1')).toEqual({ delivered: true, detail: 'HTTP 200' });
+    expect(await report(receiver.app, 'rot-1')).toMatchObject({ ai_advice_ref: DRAFT });
+  });
+
+  it('a receiver already on the new secret accepts', async () => {
+    const receiver = await startReceiver({ secret: NEW });
+    expect(await deliverDuringRotation(receiver, 'rot-2')).toEqual({ delivered: true, detail: 'HTTP 200' });
+  });
+
+  it('a receiver with both secrets accepts a callback signed with either alone, and no other', async () => {
+    const { app } = await startReceiver({ secret: NEW, previousSecret: OLD });
+    expect((await postSigned(app, succeeded(DRAFT, 'rot-3'), { id: 'wh-3', secret: OLD })).statusCode).toBe(200);
+    expect((await postSigned(app, succeeded(DRAFT, 'rot-4'), { id: 'wh-4', secret: NEW })).statusCode).toBe(200);
+    const stranger = await postSigned(app, succeeded(DRAFT, 'rot-5'), { id: 'wh-5', secret: 'some-other-secret-0123456789' });
+    expect(stranger.statusCode).toBe(401);
+  });
+
+  it('a receiver on a third secret refuses the callback', async () => {
+    const receiver = await startReceiver({ secret: 'some-other-secret-0123456789' });
+    expect(await deliverDuringRotation(receiver, 'rot-6')).toEqual({ delivered: false, detail: 'HTTP 401' });
   });
 });
 

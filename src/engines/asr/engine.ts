@@ -29,7 +29,12 @@ export interface WhisperEngineOptions {
   logger?: Logger;
   /** Tests: told the pid of every whisper-cli process. */
   onWhisperSpawn?: (pid: number) => void;
+  /** Delays between start attempts, as the LLM engine's: 1 s, 2 s, 4 s … at most 30 s by default. */
+  retry?: { initialMs?: number; maxMs?: number };
 }
+
+const RETRY_INITIAL_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
 
 /** The absolute path of `command` (a path, or a name looked up on PATH), or null. */
 export async function findExecutable(command: string): Promise<string | null> {
@@ -56,6 +61,9 @@ export class WhisperEngine implements AsrEngine {
   private verified = false;
   private whisper: WhisperSettings | undefined;
   private ffmpegBin = '';
+  private failedStarts = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   constructor(private readonly options: WhisperEngineOptions) {}
 
@@ -69,7 +77,22 @@ export class WhisperEngine implements AsrEngine {
     };
   }
 
+  /**
+   * Checks the tools and loads the model; when that fails (a tool missing, a model that will not
+   * load), tries again after a growing delay, so a fixed installation recovers without a restart.
+   */
   async start(): Promise<void> {
+    if (this.closed) return;
+    await this.attemptStart();
+    if (this.state === 'ready' || this.closed) return;
+    this.failedStarts += 1;
+    const { initialMs = RETRY_INITIAL_MS, maxMs = RETRY_MAX_MS } = this.options.retry ?? {};
+    const inMs = Math.min(maxMs, initialMs * 2 ** (this.failedStarts - 1));
+    this.reason = `${this.reason ?? 'it did not start'}; retrying in ${Math.round(inMs / 100) / 10} s`;
+    this.retryTimer = setTimeout(() => void this.start(), inMs).unref();
+  }
+
+  private async attemptStart(): Promise<void> {
     const { settings, modelPath, logger } = this.options;
     const [whisperBin, ffmpegBin] = await Promise.all([findExecutable(settings.whisperBin), findExecutable(settings.ffmpegBin)]);
     if (!whisperBin) {
@@ -99,11 +122,14 @@ export class WhisperEngine implements AsrEngine {
       return this.become('failed', reason);
     }
     this.whisper = whisper;
+    this.failedStarts = 0;
     this.become('ready', undefined);
     logger?.info({ engine: 'asr', model: this.model, device: this.device, threads: whisper.threads }, 'asr engine ready');
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
     this.become('unavailable', 'the ASR engine is closed');
   }
 

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { getDocument, Util, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import sharp from 'sharp';
-import { GatewayError } from '../../errors.js';
+import { GatewayError, isGatewayError } from '../../errors.js';
 import { boxOfChars, joinLine, removeCjkSpaces } from '../ocr/index.js';
 import type { OcrPage, OcrWord } from '../types.js';
 import { pageImage, rgbOf, tooManyPages, undecodable } from './images.js';
@@ -56,6 +56,9 @@ export async function openPdf(bytes: Buffer, limits: DocumentLimits): Promise<Op
       });
       try {
         return await readPage(document, page, limits, options);
+      } catch (error) {
+        // pdf.js finds most damage only when it reads the page's content (a bad xref entry, a broken stream).
+        throw isGatewayError(error) ? error : undecodable(`page ${index + 1} of the PDF`, error);
       } finally {
         page.cleanup();
       }

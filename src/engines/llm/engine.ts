@@ -4,8 +4,8 @@
  * engine's state for /readyz and turns calls into messages:
  *   - a new child is asked to load the model (state `starting` → `ready`);
  *   - when the child dies unexpectedly, every call in flight fails with a retryable
- *     `engine_failed`, the state is `failed` with the reason, and the supervisor starts a new
- *     child after its backoff;
+ *     `engine_failed`, the state is `starting` again with the reason (`failed` when it died
+ *     before it ever loaded), and the supervisor starts a new child after its backoff;
  *   - when the model cannot be loaded, the state is `unavailable` (file missing) or `failed`
  *     (the reason) and the child is retired and tried again on the same backoff, so a fixed
  *     file recovers without a restart;
@@ -14,6 +14,7 @@
 import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../platform/logger.js';
 import { Supervisor, siblingModule, type ChildExit, type SupervisorBackoff } from '../../platform/process/index.js';
+import { notReadyError } from '../readiness.js';
 import type { EngineState, EngineStatus, LlmEngine, LlmJsonRequest } from '../types.js';
 import { parseAnswer } from './answer.js';
 import { CallBook, type CallLimit } from './calls.js';
@@ -173,11 +174,7 @@ export class LlamaCppEngine implements LlmEngine {
     limit: CallLimit,
   ): Promise<ChildMessage> {
     if (signal.aborted) return Promise.reject(signal.reason);
-    if (this.state !== 'ready' || !this.childReady) {
-      return Promise.reject(
-        new GatewayError('engine_unavailable', `the llm engine is ${this.state}: ${this.reason ?? 'no reason given'}`),
-      );
-    }
+    if (this.state !== 'ready' || !this.childReady) return Promise.reject(notReadyError('llm', this.status()));
     return this.calls.open(
       signal,
       limit,
@@ -247,11 +244,14 @@ export class LlamaCppEngine implements LlmEngine {
   }
 
   private onChildExit(exit: ChildExit): void {
+    const wasServing = this.childReady;
     this.childReady = false;
     if (!exit.expected && exit.restartInMs !== undefined) {
-      // An unexpected exit: a native abort, the OOM killer, a kill -9.
+      // An unexpected exit: a native abort, the OOM killer, a kill -9. A child that had loaded
+      // the model is on its way back (`starting`: calls meanwhile are told to retry); one that
+      // died while loading may die again on every load (`failed`: an operator must look).
       this.logger?.error({ exit: exit.how, inFlight: this.calls.size, restartInMs: exit.restartInMs }, 'the LLM process exited unexpectedly');
-      this.fail(`the LLM process exited (${exit.how})`, 'restarting', exit.restartInMs);
+      this.fail(`the LLM process exited (${exit.how})`, 'restarting', exit.restartInMs, wasServing ? 'starting' : 'failed');
     }
     this.calls.rejectAll(processGone(exit.how));
     this.settleFirstAttempt();

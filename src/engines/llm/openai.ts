@@ -15,6 +15,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../platform/logger.js';
+import { notReadyError } from '../readiness.js';
 import type { EngineState, EngineStatus, LlmEngine, LlmJsonRequest } from '../types.js';
 import { parseAnswer } from './answer.js';
 import { requestJson, type JsonAnswer } from './http-json.js';
@@ -187,7 +188,7 @@ export class OpenAiEngine implements LlmEngine {
   /** POSTs JSON to the server and returns its JSON answer; every failure as a GatewayError. */
   private async post(path: string, body: unknown, signal: AbortSignal, deadline: { at: number; message: string }): Promise<unknown> {
     if (signal.aborted) throw signal.reason;
-    if (this.state !== 'ready') throw new GatewayError('engine_unavailable', `the llm engine is ${this.state}: ${this.reason ?? 'no reason given'}`);
+    if (this.state !== 'ready') throw notReadyError('llm', this.status());
     const timeout = AbortSignal.timeout(Math.max(0, deadline.at - Date.now()));
     let answer: JsonAnswer;
     try {
@@ -243,7 +244,9 @@ export class OpenAiEngine implements LlmEngine {
       this.tokenizer = await this.offersTokenizer();
       this.setState('ready', undefined);
     } catch (error) {
-      this.setState('unavailable', `the model server at ${this.host} does not answer (${networkCause(error)})`);
+      // A server that does not answer is most often starting or restarting beside the gateway:
+      // clients are told to retry (a wrong address shows in this reason on /readyz).
+      this.setState('starting', `the model server at ${this.host} does not answer (${networkCause(error)})`);
     }
   }
 

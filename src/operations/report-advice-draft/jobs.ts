@@ -58,7 +58,7 @@ export function createAdviceJobs({ config, engines, store, logger, observe }: De
       processorVersion: () => ({ prompt: ADVICE_PROMPT_VERSION, model: engines.status('llm').model ?? 'unknown' }),
       deliver: async (delivery, signal) => {
         if (callbackUrl === undefined) return { delivered: false, detail: 'CALLBACK_BASE_URL is not set' };
-        const target = { url: callbackUrl, secret: callback.secret, timeoutMs: callback.timeoutMs };
+        const target = { url: callbackUrl, secret: callback.secret, previousSecret: callback.previousSecret, timeoutMs: callback.timeoutMs };
         return postCallback(target, { webhookId: delivery.webhookId, body: delivery.callbackJson }, signal);
       },
       llmStarting: () => engines.status('llm').state === 'starting',

@@ -6,6 +6,8 @@ export interface CallbackTarget {
   url: string;
   /** Signs every callback when set; callbacks go unsigned without it. */
   secret: string | undefined;
+  /** While a secret is rotated: callbacks also carry a signature made with the previous one. */
+  previousSecret?: string | undefined;
   timeoutMs: number;
 }
 
@@ -42,13 +44,19 @@ export function nextAttempt(attempt: number, firstAttemptAt: number, now: number
   return { retryAt: Math.min(deadline, Math.round(now + delay)) };
 }
 
-function signatureHeaders(secret: string | undefined, message: CallbackMessage, now: Date): Record<string, string> {
+function signatureHeaders(target: CallbackTarget, message: CallbackMessage, now: Date): Record<string, string> {
+  const { secret, previousSecret } = target;
   if (secret === undefined) return {};
   const timestamp = Math.floor(now.getTime() / 1000);
   return {
     'webhook-id': message.webhookId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': signCallback(secret, message.webhookId, timestamp, message.body),
+    'webhook-signature': signCallback(
+      previousSecret === undefined ? [secret] : [secret, previousSecret],
+      message.webhookId,
+      timestamp,
+      message.body,
+    ),
   };
 }
 
@@ -79,7 +87,7 @@ export function postCallback(
       headers: {
         'content-type': 'application/json; charset=utf-8',
         'content-length': Buffer.byteLength(message.body),
-        ...signatureHeaders(target.secret, message, now),
+        ...signatureHeaders(target, message, now),
       },
     });
     const timer = setTimeout(() => {

@@ -8,6 +8,10 @@
  *
  * The HMAC key is the UTF-8 bytes of CALLBACK_SECRET. A secret written as `whsec_<base64>`
  * (the Standard Webhooks form) is instead the base64-decoded bytes after the prefix.
+ *
+ * Rotating a secret: the sender signs with the new and the previous secret at once (two
+ * signatures in the header), the receiver accepts a signature made with either of its secrets,
+ * so sender and receivers can change over one at a time without refusing a callback.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -40,9 +44,15 @@ function digest(secret: string, id: string, timestampSeconds: number | string, b
   return createHmac('sha256', secretKey(secret)).update(`${id}.${timestampSeconds}.${body}`, 'utf8').digest('base64');
 }
 
-/** The webhook-signature header value for one callback. */
-export function signCallback(secret: string, id: string, timestampSeconds: number, body: string): string {
-  return `${SIGNATURE_VERSION},${digest(secret, id, timestampSeconds, body)}`;
+/** The webhook-signature header value for one callback: one signature per secret, space-separated. */
+export function signCallback(secrets: string | readonly string[], id: string, timestampSeconds: number, body: string): string {
+  return secretList(secrets)
+    .map((secret) => `${SIGNATURE_VERSION},${digest(secret, id, timestampSeconds, body)}`)
+    .join(' ');
+}
+
+function secretList(secrets: string | readonly string[]): readonly string[] {
+  return typeof secrets === 'string' ? [secrets] : secrets;
 }
 
 function constantTimeEquals(a: string, b: string): boolean {
@@ -65,8 +75,9 @@ function parseTimestamp(value: string): number | undefined {
   return /^\d{1,12}$/.test(value) ? Number(value) : undefined;
 }
 
+/** Valid when any `v1,` signature of the header was made with any of `secrets` (the current one and, while rotating, the previous). */
 export function verifyCallback(
-  secret: string,
+  secrets: string | readonly string[],
   headers: CallbackSignatureHeaders,
   body: string,
   options: VerifyOptions,
@@ -78,6 +89,6 @@ export function verifyCallback(
   const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
   if (Math.abs(nowSeconds - timestampSeconds) > options.toleranceSeconds) return { ok: false, reason: 'stale_timestamp' };
   // The signed text is the header as sent: "0170…" must not verify a signature made over "170…".
-  const expected = digest(secret, id, timestamp, body);
-  return anySignatureMatches(signature, expected) ? { ok: true } : { ok: false, reason: 'bad_signature' };
+  const matches = secretList(secrets).some((secret) => anySignatureMatches(signature, digest(secret, id, timestamp, body)));
+  return matches ? { ok: true } : { ok: false, reason: 'bad_signature' };
 }

@@ -13,6 +13,8 @@ export interface ArtifactStore {
   get(key: string): Promise<StoredArtifact | null>;
   /** Replaces any existing value: an artifact is deterministic for its key. */
   put(key: string, value: unknown): Promise<void>;
+  /** Deletes the artifacts made before `before` (epoch ms); returns how many. */
+  purgeCreatedBefore(before: number): Promise<number>;
 }
 
 interface ArtifactRow {
@@ -24,6 +26,7 @@ interface ArtifactRow {
 export class SqliteArtifactStore implements ArtifactStore {
   private readonly selectByKey: Database.Statement<[string], ArtifactRow>;
   private readonly upsert: Database.Statement<[string, string, number]>;
+  private readonly purge: Database.Statement<[number]>;
 
   constructor(db: Database.Database) {
     this.selectByKey = db.prepare('SELECT key, value, created_at FROM artifacts WHERE key = ?');
@@ -31,6 +34,7 @@ export class SqliteArtifactStore implements ArtifactStore {
       `INSERT INTO artifacts (key, value, created_at) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at`,
     );
+    this.purge = db.prepare('DELETE FROM artifacts WHERE created_at < ?');
   }
 
   async get(key: string): Promise<StoredArtifact | null> {
@@ -40,6 +44,10 @@ export class SqliteArtifactStore implements ArtifactStore {
 
   async put(key: string, value: unknown): Promise<void> {
     this.upsert.run(key, artifactJson(key, value), Date.now());
+  }
+
+  async purgeCreatedBefore(before: number): Promise<number> {
+    return this.purge.run(before).changes;
   }
 }
 
@@ -68,5 +76,10 @@ export class PostgresArtifactStore implements ArtifactStore {
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at`,
       [key, artifactJson(key, value), Date.now()],
     );
+  }
+
+  async purgeCreatedBefore(before: number): Promise<number> {
+    const { rowCount } = await this.pool.query('DELETE FROM artifacts WHERE created_at < $1', [before]);
+    return rowCount ?? 0;
   }
 }

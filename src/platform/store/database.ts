@@ -62,6 +62,11 @@ export const MIGRATIONS: readonly Migration[] = [
     );
     CREATE INDEX advice_job_events_job ON advice_job_events (request_id, id);`,
   },
+  {
+    version: 4,
+    name: 'artifacts_created_at',
+    up: `CREATE INDEX artifacts_created_at ON artifacts (created_at);`,
+  },
 ];
 
 export const DATABASE_FILE_NAME = 'gateway.sqlite';

@@ -56,6 +56,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       value BYTEA NOT NULL
     );`,
   },
+  {
+    version: 2,
+    name: 'artifacts_created_at',
+    up: `CREATE INDEX artifacts_created_at ON artifacts (created_at);`,
+  },
 ];
 
 /** Any constant both replicas agree on: the key of the advisory lock held while migrating. */

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -62,15 +62,24 @@ describeWithTools('WhisperEngine on the real whisper-cli and ffmpeg', await asrT
     const noFfmpeg = engineWith({ ffmpegBin: 'no-such-ffmpeg' });
     await noFfmpeg.start();
     expect(noFfmpeg.status()).toMatchObject({ state: 'unavailable', reason: expect.stringContaining('FFMPEG_BIN') });
+    await Promise.all([noWhisper.close(), noFfmpeg.close()]); // they would try again every few seconds
   });
 
-  it('reports failed, with whisper.cpp\'s reason, for a file that is not a whisper model', async () => {
-    const junk = join(dir, 'junk.bin');
-    await writeFile(junk, Buffer.alloc(4096, 7));
-    const engine = engineWith({}, junk);
-    await engine.start();
-    const status = await settledStatus(() => engine.status(), 60_000);
-    expect(status.state).toBe('failed');
-    expect(status.reason).toMatch(/whisper-cli could not run the model: .*(bad magic|failed)/);
-  }, 30_000);
+  it('reports failed, with whisper.cpp\'s reason, for a file that is not a whisper model, retries, and recovers once it is fixed', async () => {
+    const modelFile = join(dir, 'replaced.bin');
+    await writeFile(modelFile, Buffer.alloc(4096, 7));
+    const engine = new WhisperEngine({ settings, modelPath: modelFile, retry: { initialMs: 200, maxMs: 400 } });
+    try {
+      await engine.start();
+      const status = await settledStatus(() => engine.status(), 60_000);
+      expect(status.state).toBe('failed');
+      expect(status.reason).toMatch(/whisper-cli could not run the model: .*(bad magic|failed).*; retrying in 0\.2 s$/);
+      // Each attempt waits longer, up to the cap: no fast loop.
+      await expect.poll(() => engine.status().reason, { timeout: 20_000 }).toMatch(/; retrying in 0\.4 s$/);
+      await copyFile(modelPath, modelFile); // the operator puts a good model in place
+      await expect.poll(() => engine.status().state, { timeout: 30_000, interval: 100 }).toBe('ready');
+    } finally {
+      await engine.close();
+    }
+  }, 60_000);
 });

@@ -199,9 +199,10 @@ describe('LLM engine (node-llama-cpp in a child process)', () => {
     const error = await outcome;
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ kind: 'engine_failed', retryable: true });
-    expect(engine.status().state).toBe('failed');
+    // On its way back: a call meanwhile is told to retry, not to give up.
+    expect(engine.status().state).toBe('starting');
     expect(engine.status().reason).toMatch(/the LLM process exited \(signal SIGKILL\); restarting/);
-    await expect(flag()).rejects.toMatchObject({ kind: 'engine_unavailable' });
+    await expect(flag()).rejects.toMatchObject({ kind: 'engine_unavailable', retryable: true, retryAfterSeconds: 5 });
 
     await waitFor(() => engine.status().state === 'ready', 20_000);
     expect(engine.pid()).not.toBe(before);
@@ -229,7 +230,7 @@ describe('LLM engine without a usable model', () => {
     try {
       await engine.start();
       expect(engine.status()).toMatchObject({ state: 'unavailable', reason: expect.stringMatching(/model file not found/) });
-      await expect(engine.countTokens('x', never())).rejects.toMatchObject({ kind: 'engine_unavailable' });
+      await expect(engine.countTokens('x', never())).rejects.toMatchObject({ kind: 'engine_unavailable', retryable: false });
     } finally {
       await engine.close();
     }

@@ -175,9 +175,9 @@ describe('OpenAI-compatible LLM engine, against a small HTTP server', () => {
     await waitFor(() => engine.status().state === 'ready');
   });
 
-  it('is unavailable while nothing answers at the address, with the reason', async () => {
+  it('is starting (retryable) while nothing answers at the address, with the reason', async () => {
     const engine = await engineFor({ baseUrl: `http://127.0.0.1:${await freePort()}/v1` });
-    expect(engine.status()).toMatchObject({ state: 'unavailable', reason: expect.stringContaining('does not answer (ECONNREFUSED)') });
+    expect(engine.status()).toMatchObject({ state: 'starting', reason: expect.stringContaining('does not answer (ECONNREFUSED)') });
   });
 
   it("counts tokens with llama-server's /tokenize when offered, else estimates them on the high side", async () => {

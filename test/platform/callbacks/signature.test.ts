@@ -34,6 +34,15 @@ describe('callback signatures', () => {
     expect(result).toEqual({ ok: true });
   });
 
+  it('signs with several secrets at once and verifies with any of several', () => {
+    const previous = 'test-previous-secret-0123456789';
+    const both = signCallback([SECRET, previous], ID, TIMESTAMP, BODY);
+    expect(both).toBe(`${signCallback(SECRET, ID, TIMESTAMP, BODY)} ${signCallback(previous, ID, TIMESTAMP, BODY)}`);
+    expect(verifyCallback(previous, headers(both), BODY, OPTIONS)).toEqual({ ok: true });
+    expect(verifyCallback(['another-secret-0123456789', previous], headers(signCallback(previous, ID, TIMESTAMP, BODY)), BODY, OPTIONS)).toEqual({ ok: true });
+    expect(verifyCallback(['another-secret-0123456789'], headers(both), BODY, OPTIONS)).toEqual({ ok: false, reason: 'bad_signature' });
+  });
+
   it('verifies what it signed', () => {
     expect(verifyCallback(SECRET, headers(signCallback(SECRET, ID, TIMESTAMP, BODY)), BODY, OPTIONS)).toEqual({ ok: true });
   });

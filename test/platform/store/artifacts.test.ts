@@ -36,6 +36,16 @@ describeOnEachBackend('ArtifactStore', (current) => {
     expect(await opened.rows('SELECT key FROM artifacts')).toHaveLength(1);
   });
 
+  it('purges the artifacts made before a time, and only those', async () => {
+    await store.put('old', { n: 1 });
+    await store.put('new', { n: 2 });
+    const dayAgo = Date.now() - 24 * 60 * 60 * 1000;
+    await opened.rows(`UPDATE artifacts SET created_at = ${dayAgo - 1} WHERE key = 'old' RETURNING key`);
+    expect(await store.purgeCreatedBefore(dayAgo)).toBe(1);
+    expect(await store.get('old')).toBeNull();
+    expect((await store.get('new'))?.value).toEqual({ n: 2 });
+  });
+
   it('rejects a value with no JSON representation', async () => {
     await expect(store.put('k', undefined)).rejects.toMatchObject({ kind: 'internal' });
   });
