@@ -30,6 +30,8 @@ export class WorkerPool<W extends PoolWorker> {
   private readonly slots: Array<Slot<W>>;
   private readonly idle: Array<Slot<W>>;
   private readonly waiting: Array<(slot: Slot<W>) => void> = [];
+  /** Aborted on close: cooperative pages in flight stop at their next step. */
+  private readonly closing = new AbortController();
   private closed = false;
 
   constructor(
@@ -63,9 +65,10 @@ export class WorkerPool<W extends PoolWorker> {
   /** Runs `task` on a worker of its own; `signal` is passed on, so a cooperative worker can stop. */
   async use<T>(signal: AbortSignal, task: (worker: W, signal: AbortSignal) => Promise<T>): Promise<T> {
     const slot = await this.acquire();
+    const stop = this.cancellation === 'cooperative' ? AbortSignal.any([signal, this.closing.signal]) : signal;
     const work = this.workerOf(slot).then((worker) => {
       slot.jobs++;
-      return task(worker, signal);
+      return task(worker, stop);
     });
     const answer = untilAborted(work, signal);
     // The slot is free again at once when its worker is terminated, once it has stopped otherwise.
@@ -82,9 +85,10 @@ export class WorkerPool<W extends PoolWorker> {
     return answer;
   }
 
-  /** Terminates every worker, once the pages in flight in cooperative ones have stopped. */
+  /** Terminates every worker, once the pages in flight in cooperative ones have stopped (they are asked to). */
   async close(): Promise<void> {
     this.closed = true;
+    this.closing.abort(new GatewayError('engine_unavailable', 'the OCR engine is closing'));
     if (this.cancellation === 'cooperative') await Promise.all(this.slots.map((slot) => slot.busy));
     await Promise.allSettled(this.slots.map((slot) => this.replace(slot)));
   }

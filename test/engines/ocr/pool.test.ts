@@ -93,22 +93,19 @@ describe('OCR worker pool', () => {
     await workers.close();
   });
 
-  it('closes only once the cooperative pages in flight have stopped', async () => {
+  it('closing asks the cooperative pages in flight to stop, and terminates their workers only once they have', async () => {
     const { workers, created } = pool(1, 100, 'cooperative');
-    const controller = new AbortController();
     let pageStopped = false;
-    const page = workers.use(controller.signal, (worker, signal) =>
-      stoppingPage(40)(worker, signal).finally(() => (pageStopped = true)),
-    );
-    page.catch(() => undefined);
+    const page = workers.use(live, (worker, signal) => stoppingPage(40)(worker, signal).finally(() => (pageStopped = true)));
+    const answer = expect(page).rejects.toMatchObject({ kind: 'engine_unavailable' });
     await new Promise((resolve) => setTimeout(resolve, 5));
-    controller.abort(new Error('shutting down'));
     let stoppedBeforeTermination = false;
     created[0]!.terminate = async () => {
       stoppedBeforeTermination = pageStopped;
     };
     await workers.close();
     expect(stoppedBeforeTermination).toBe(true);
+    await answer;
   });
 
   it('fails start when workers do not come up in time', async () => {

@@ -54,12 +54,17 @@ export async function loadModels(files: PpOcrModelFiles, threads: number, device
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`onnxruntime's CUDA execution provider could not be used (${reason}); the GPU image installs it, or set OCR_DEVICE=cpu`);
     });
-  const [detector, classifier, recogniser, alphabet] = await Promise.all([
-    create(files.detector),
-    create(files.classifier),
-    create(files.recogniser),
-    readAlphabet(files.alphabet),
-  ]);
+  const alphabet = await readAlphabet(files.alphabet);
+  // Every session settles before a failure is reported: the thread may be terminated once it is,
+  // and a thread terminated while onnxruntime works in it aborts the whole process.
+  const sessions = await Promise.allSettled([create(files.detector), create(files.classifier), create(files.recogniser)]);
+  const loaded = sessions.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failed = sessions.find((result) => result.status === 'rejected');
+  if (failed) {
+    await Promise.all(loaded.map((session) => session.release()));
+    throw failed.reason;
+  }
+  const [detector, classifier, recogniser] = loaded as [ort.InferenceSession, ort.InferenceSession, ort.InferenceSession];
   return { detector, classifier, recogniser, alphabet };
 }
 
