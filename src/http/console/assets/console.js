@@ -344,7 +344,7 @@ async function pagePicture(token, n, label) {
     const release = () => URL.revokeObjectURL(source);
     return h('img', { src: source, alt: label, class: 'page', onload: release, onerror: release });
   } catch (error) {
-    return h('p', { class: 'error' }, `${error.kind}: ${error.message}`);
+    return h('p', { class: 'error' }, `${label}: ${error.message}`);
   }
 }
 
