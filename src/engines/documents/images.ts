@@ -6,6 +6,8 @@
 
 /** Longer sides are scaled down to this: more pixels read no better. */
 const MAX_SIDE = 3500;
+/** Previews are looked at, not read by OCR: 256 colours keep a document page sharp in about half the bytes. */
+const PREVIEW_PNG = { palette: true, compressionLevel: 9, effort: 4 } as const;
 import decodeBmp from 'bmp-js';
 import sharp, { type Sharp } from 'sharp';
 import { GatewayError } from '../../errors.js';
@@ -43,6 +45,14 @@ export async function rgbOf(page: Sharp): Promise<{ rgb: Buffer; width: number; 
     .raw({ depth: 'uchar' })
     .toBuffer({ resolveWithObject: true });
   return { rgb: data, width: info.width, height: info.height };
+}
+
+/** A page's raster no wider than maxWidth, as a small PNG for a screen. */
+export function previewPng(raster: PageRaster, maxWidth: number): Promise<Buffer> {
+  return sharp(raster.rgb, { raw: { width: raster.width, height: raster.height, channels: 3 } })
+    .resize({ width: maxWidth, withoutEnlargement: true, kernel: 'lanczos3' })
+    .png(PREVIEW_PNG)
+    .toBuffer();
 }
 
 /** The OCR image of a page and, when asked, its raster: both from one decoded page. */

@@ -4,7 +4,7 @@
  */
 import { GatewayError } from '../../errors.js';
 import type { SniffedMedia } from '../../platform/fetch/index.js';
-import { openImage } from './images.js';
+import { openImage, previewPng } from './images.js';
 import { openPdfInWorker } from './pdf-thread.js';
 import type { DocumentLimits, OpenedDocument } from './types.js';
 
@@ -17,4 +17,23 @@ export function openDocument(bytes: Buffer, media: SniffedMedia, limits: Documen
   if (media.mediaType === 'application/pdf') return openPdfInWorker(bytes, limits);
   if ((DOCUMENT_MEDIA_TYPES as readonly string[]).includes(media.mediaType)) return openImage(bytes, media.mediaType, limits);
   return Promise.reject(new GatewayError('unsupported_media', `${media.mediaType} is not a document type case OCR reads`));
+}
+
+/**
+ * Page `index` (from 0) of a file for a person to look at (the operator's console): the page's
+ * raster as de-identification paints it, so an original page and its de-identified page line
+ * up, scaled down to at most `maxWidth` pixels wide, as PNG. The file's limits apply as for
+ * the operations; a page the file does not have is invalid_request.
+ */
+export async function pagePreview(bytes: Buffer, media: SniffedMedia, limits: DocumentLimits, index: number, maxWidth: number): Promise<Buffer> {
+  const document = await openDocument(bytes, media, limits);
+  try {
+    if (!Number.isInteger(index) || index < 0 || index >= document.pageCount) {
+      throw new GatewayError('invalid_request', `page ${index + 1} does not exist: the file has ${document.pageCount} page(s)`);
+    }
+    const { raster } = await document.page(index, { raster: true });
+    return await previewPng(raster!, maxWidth);
+  } finally {
+    await document.close();
+  }
 }

@@ -17,6 +17,7 @@ import { GatewayError } from '../../errors.js';
 import { VERSION } from '../../version.js';
 import { bearerAuth } from '../auth.js';
 import { standardErrorBody, useErrorShape } from '../errors.js';
+import { pagePreviewRoutes } from './pages.js';
 import type { ConsoleUploads } from './uploads.js';
 
 export interface ConsoleRoutesOptions {
@@ -122,4 +123,5 @@ const consoleApi: FastifyPluginAsync<ConsoleRoutesOptions> = async (api, options
     await uploads.delete(request.params.token);
     return reply.code(204).send();
   });
+  await api.register(pagePreviewRoutes, { config, stores });
 };

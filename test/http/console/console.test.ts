@@ -30,8 +30,14 @@ declare const sessionStorage: { getItem(key: string): string | null };
 declare const localStorage: { length: number };
 declare const document: { activeElement: { id: string } | null };
 interface CanvasLike {
-  getContext(kind: '2d'): { getImageData(x: number, y: number, width: number, height: number): { data: Uint8ClampedArray } };
+  width: number;
+  height: number;
+  getContext(kind: '2d'): {
+    getImageData(x: number, y: number, width: number, height: number): { data: Uint8ClampedArray };
+    drawImage(image: unknown, x: number, y: number): void;
+  };
 }
+declare const OffscreenCanvas: new (width: number, height: number) => CanvasLike;
 
 const TOKEN = 'console-test-token-0123456789';
 const CALLBACK_SECRET = 'console-test-callback-secret-0123456789';
@@ -285,15 +291,47 @@ describeWithTools('the console in headless chromium', await chromiumMissing(), (
     const panel = page.locator('#panel-case-file-process');
     expect(Number(await panel.locator('[data-field=redactions]').textContent())).toBeGreaterThan(0);
     expect(await panel.locator('[data-field=category]').textContent()).toBe('pathology_report');
-    const kinds = await panel.locator('dd[data-page="1"]').textContent();
+    const kinds = (await panel.locator('[data-kinds="1"] li').allTextContents()).join(', ');
     expect(kinds).toMatch(/\bname \d+/);
     expect(kinds).toMatch(/\bhospital_id \d+/);
-    const sizes = await panel.locator('img.page').evaluateAll((images) => images.map((image) => (image as unknown as { naturalWidth: number }).naturalWidth));
-    expect(sizes).toHaveLength(2);
-    expect(sizes.every((width) => width > 0)).toBe(true);
+    const [original, output] = await Promise.all([pagePixels('Original, Page 1'), pagePixels('De-identified, Page 1')]);
+    expect([original.width, output.width]).toEqual([1100, 1100]);
+    // The boxes painted black: the de-identified page is darker than the original.
+    expect(output.black).toBeGreaterThan(original.black + 1000);
     await shot('case-file-process');
     await expectDeleted(deleted);
   }, 180_000);
+
+  it('shows a two-page TIFF, which no browser can, page by page: each original beside its de-identified page and its redaction kinds', async () => {
+    const { outcome, deleted } = await tryFile('case-file-process', fixturePath('ocr', 'reports-2page.tiff'));
+    expect(outcome).toBe('ok');
+    const panel = page.locator('#panel-case-file-process');
+    expect(await panel.locator('section.page-pair').count()).toBe(2);
+    for (const n of [1, 2]) {
+      const pair = panel.locator(`section.page-pair[data-page="${n}"]`);
+      expect(await pair.getByRole('heading', { level: 3 }).textContent()).toBe(`Page ${n} of 2`);
+      expect(await pair.locator(`[data-kinds="${n}"] li`).allTextContents()).toContainEqual(expect.stringMatching(/^name \d+$/));
+      const [original, output] = await Promise.all([pagePixels(`Original, Page ${n}`), pagePixels(`De-identified, Page ${n}`)]);
+      expect([original.width, output.width]).toEqual([1000, 1000]);
+      expect(output.black).toBeGreaterThan(original.black + 500);
+    }
+    await shot('case-file-process-pages');
+    await expectDeleted(deleted);
+  }, 180_000);
+
+  /** The picture named `alt` in the case-file-process panel: its width and how many of its pixels are black. */
+  function pagePixels(alt: string): Promise<{ width: number; black: number }> {
+    return page.locator('#panel-case-file-process').getByRole('img', { name: alt, exact: true }).evaluate((element) => {
+      const image = element as unknown as { naturalWidth: number; naturalHeight: number };
+      const canvas = new OffscreenCanvas(image.naturalWidth, image.naturalHeight);
+      const context = canvas.getContext('2d');
+      context.drawImage(image, 0, 0);
+      const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+      let black = 0;
+      for (let i = 0; i < data.length; i += 4) if (data[i]! < 16 && data[i + 1]! < 16 && data[i + 2]! < 16) black += 1;
+      return { width: image.naturalWidth, black };
+    });
+  }
 
   it('shows why a page was withheld', async () => {
     const { outcome, deleted } = await tryFile('case-file-process', fixturePath('console', 'pathology-zh-blurred.jpg'));

@@ -20,6 +20,8 @@ const TEXT = {
     cfpTitle: 'De-identify a case file', ocrTitle: 'Read a case file', fileLabel: 'Image or PDF', run: 'Run',
     working: 'Working…', original: 'Original', deidentified: 'De-identified', category: 'Category', pages: 'Pages',
     redactions: 'Redaction boxes', page: (n) => `Page ${n}`, withheld: 'Withheld', failed: 'Failed',
+    pageOf: (n, total) => `Page ${n} of ${total}`, noRedactions: 'No redaction boxes',
+    notShown: (n) => `Only the first ${n} pages are shown.`,
     patientInfo: 'Patient information', linesRead: 'Lines read', text: 'Text', name: 'Name', age: 'Age', cancer_type: 'Cancer type', stage: 'Stage',
     notFound: 'not found', unreachable: 'The gateway did not answer.',
     speechTitle: "Judge a doctor's speech against the required points", cancerType: 'Cancer type',
@@ -43,6 +45,8 @@ const TEXT = {
     cfpTitle: '病历文件脱敏', ocrTitle: '病历文件识别', fileLabel: '图片或 PDF', run: '运行',
     working: '处理中…', original: '原件', deidentified: '脱敏后', category: '类别', pages: '页数',
     redactions: '遮盖框', page: (n) => `第 ${n} 页`, withheld: '已扣留', failed: '失败',
+    pageOf: (n, total) => `第 ${n} 页，共 ${total} 页`, noRedactions: '没有遮盖框',
+    notShown: (n) => `只显示前 ${n} 页。`,
     patientInfo: '患者信息', linesRead: '识别出的行', text: '文本', name: '姓名', age: '年龄', cancer_type: '癌种', stage: '分期',
     notFound: '未识别', unreachable: '网关没有应答。',
     speechTitle: '按必答要点评判医生发言', cancerType: '癌种', department: '科室代码', points: '必答要点，每行一个',
@@ -92,18 +96,22 @@ class ApiError extends Error {
   }
 }
 
-async function api(path, { method = 'GET', json, body, contentType } = {}) {
+/** The gateway's answer with the tab's token; an error body becomes an ApiError. */
+async function request(path, { method = 'GET', json, body, contentType } = {}) {
   const headers = {};
   const token = sessionStorage.getItem(TOKEN_KEY);
   if (token) headers.authorization = `Bearer ${token}`;
   if (json !== undefined) headers['content-type'] = 'application/json';
   if (contentType) headers['content-type'] = contentType;
   const response = await fetch(path, { method, headers, body: json !== undefined ? JSON.stringify(json) : body });
-  const text = await response.text();
-  const parsed = text ? JSON.parse(text) : undefined;
   if (response.status === 401) showSignIn();
-  if (!response.ok) throw new ApiError(response.status, parsed);
-  return parsed;
+  if (!response.ok) throw new ApiError(response.status, await response.json().catch(() => undefined));
+  return response;
+}
+
+async function api(path, options) {
+  const text = await (await request(path, options)).text();
+  return text ? JSON.parse(text) : undefined;
 }
 
 // ---- sign-in ----
@@ -325,26 +333,62 @@ async function pageWithLines(source, page) {
   return canvas;
 }
 
+/** Pages shown side by side; a longer file lists the redactions of the rest without pictures. */
+const PAGES_SHOWN = 10;
+
+/** Page `n` of a file the gateway holds (named by its /files/ token), rendered by the gateway as PNG. */
+async function pagePicture(token, n, label) {
+  try {
+    const response = await request(`/console/api/files/${encodeURIComponent(token)}/pages/${n}`);
+    const source = URL.createObjectURL(await response.blob());
+    const release = () => URL.revokeObjectURL(source);
+    return h('img', { src: source, alt: label, class: 'page', onload: release, onerror: release });
+  } catch (error) {
+    return h('p', { class: 'error' }, `${label}: ${error.message}`);
+  }
+}
+
+/** One page: the original and the de-identified page side by side, its redaction boxes by kind beside them. */
+function pagePair(n, total, kinds, pictures) {
+  const heading = `cfp-page-${n}`;
+  const counted = Object.entries(kinds);
+  return h('section', { class: 'page-pair', 'data-page': n, 'aria-labelledby': heading },
+    h('h3', { id: heading }, TEXT[language].pageOf(n, total)),
+    pictures ? [figure(t('original'), pictures.original), figure(t('deidentified'), pictures.output)] : null,
+    h('div', { class: 'kinds' },
+      h('h4', {}, t('redactions')),
+      counted.length
+        ? h('ul', { 'data-kinds': n }, counted.map(([kind, count]) => h('li', {}, `${kind} ${count}`)))
+        : h('p', { 'data-kinds': n }, t('noRedactions')),
+    ),
+  );
+}
+
 const TRY = {
-  async 'case-file-process'(file, originalUrl) {
+  async 'case-file-process'(file) {
     return withUpload(file, async (upload) => {
       const response = await api('/ai/v1/case-file-process', { method: 'POST', json: { request_id: requestId(), files: [fileReference(file, upload)] } });
       const result = response.results[0];
-      const output = onThisOrigin(result.desensitized_url);
+      const outputToken = decodeURIComponent(onThisOrigin(result.desensitized_url).replace(/^\/files\//, ''));
+      const shown = Math.min(result.pages, PAGES_SHOWN);
+      // A page and its output at once (the gateway renders two at a time), all before the upload is deleted.
+      const pictures = [];
+      for (let n = 1; n <= shown; n++) {
+        const page = TEXT[language].page(n);
+        const [original, output] = await Promise.all([
+          pagePicture(upload.token, n, `${t('original')}, ${page}`),
+          pagePicture(outputToken, n, `${t('deidentified')}, ${page}`),
+        ]);
+        pictures.push({ original, output });
+      }
       return [
         h('dl', { class: 'facts' },
           h('dt', {}, t('category')), h('dd', { 'data-field': 'category' }, result.category),
-          h('dt', {}, t('pages')), h('dd', {}, String(result.pages)),
+          h('dt', {}, t('pages')), h('dd', { 'data-field': 'pages' }, String(result.pages)),
           h('dt', {}, t('redactions')), h('dd', { 'data-field': 'redactions' }, String(result.redactions)),
-          result.page_redactions.map((kinds, index) => [
-            h('dt', {}, TEXT[language].page(index + 1)),
-            h('dd', { 'data-page': index + 1 }, Object.entries(kinds).map(([kind, count]) => `${kind} ${count}`).join(', ') || '–'),
-          ]),
         ),
-        h('div', { class: 'side-by-side' },
-          figure(t('original'), preview(originalUrl, file.type, t('original'))),
-          figure(t('deidentified'), preview(output, file.type === 'application/pdf' ? 'application/pdf' : 'image', t('deidentified'))),
-        ),
+        result.pages > shown ? h('p', { class: 'note' }, TEXT[language].notShown(shown)) : null,
+        result.page_redactions.map((kinds, index) => pagePair(index + 1, result.pages, kinds, pictures[index])),
       ];
     });
   },
