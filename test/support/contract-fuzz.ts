@@ -1,6 +1,7 @@
 /**
  * Arbitraries for contract fuzzing: request bodies made from a valid request (the contract's
- * example) by hostile mutations, and raw bodies that are not JSON at all. Every string the
+ * example, or one generated from the request schema) by hostile mutations, and raw bodies that
+ * are not JSON at all. Every string the
  * fuzzer plants carries ECHO_MARKER, so an answer that quotes the request can be told.
  */
 import fc from 'fast-check';
@@ -87,11 +88,67 @@ function serialise(value: unknown): string {
   return JSON.stringify(value).replaceAll('"__DEEP__"', `${'['.repeat(DEEP)}${']'.repeat(DEEP)}`);
 }
 
-/** Bodies for a route whose valid request is `example`: one to three mutations of it, random JSON, or bytes that are not JSON. */
-export function hostileBodies(example: Json): fc.Arbitrary<string | Buffer> {
-  const mutated = fc
-    .array(fc.tuple(fc.constantFrom(...pathsOf(example)), mutation), { minLength: 1, maxLength: 3 })
-    .map((steps) => serialise(steps.reduce<unknown>((body, [path, step]) => mutateSafely(body, path, step), example)));
+/** A JSON Schema node, as zod's toJSONSchema writes the contract's request schemas. */
+interface SchemaNode {
+  type?: string;
+  properties?: Record<string, SchemaNode>;
+  required?: string[];
+  items?: SchemaNode;
+  minItems?: number;
+  maxItems?: number;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  enum?: unknown[];
+  anyOf?: SchemaNode[];
+}
+
+/** Generation stays small: the limits themselves are probed by the hostile values. */
+const MOST_ITEMS = 4;
+const MOST_CHARS = 40;
+
+/** Values the schema accepts, drawn from its JSON Schema: every required field, any optional ones, sizes within its bounds. */
+export function fromJsonSchema(node: SchemaNode): fc.Arbitrary<unknown> {
+  if (node.anyOf) return fc.oneof(...node.anyOf.map(fromJsonSchema));
+  if (node.enum) return fc.constantFrom(...node.enum);
+  switch (node.type) {
+    case 'object': {
+      const properties = Object.entries(node.properties ?? {}).map(([key, value]) => [key, fromJsonSchema(value)] as const);
+      return fc.record(Object.fromEntries(properties), { requiredKeys: node.required ?? [] });
+    }
+    case 'array': {
+      const minLength = node.minItems ?? 0;
+      return fc.array(fromJsonSchema(node.items ?? {}), { minLength, maxLength: Math.max(minLength, Math.min(node.maxItems ?? MOST_ITEMS, MOST_ITEMS)) });
+    }
+    case 'string': {
+      const minLength = node.minLength ?? 0;
+      return fc.string({ unit: 'grapheme', minLength, maxLength: Math.max(minLength, Math.min(node.maxLength ?? MOST_CHARS, MOST_CHARS)) });
+    }
+    case 'integer':
+      return fc.integer({ min: Math.max(node.minimum ?? -(2 ** 31), -(2 ** 31)), max: Math.min(node.maximum ?? 2 ** 31, 2 ** 31) });
+    case 'number':
+      return fc.double({ noNaN: true, noDefaultInfinity: true, ...(node.minimum === undefined ? {} : { min: node.minimum }), ...(node.maximum === undefined ? {} : { max: node.maximum }) });
+    case 'boolean':
+      return fc.boolean();
+    case 'null':
+      return fc.constant(null);
+    default:
+      return fc.jsonValue({ maxDepth: 2 });
+  }
+}
+
+/**
+ * Bodies for a route: one to three mutations of a valid request (the contract's example, or one
+ * generated from the request's JSON Schema), random JSON, or bytes that are not JSON.
+ */
+export function hostileBodies(example: Json, schema: SchemaNode): fc.Arbitrary<string | Buffer> {
+  const valid = fc.oneof(fc.constant(example), fromJsonSchema(schema) as fc.Arbitrary<Json>);
+  const mutated = valid.chain((base) =>
+    fc
+      .array(fc.tuple(fc.constantFrom(...pathsOf(base)), mutation), { minLength: 1, maxLength: 3 })
+      .map((steps) => serialise(steps.reduce<unknown>((body, [path, step]) => mutateSafely(body, path, step), base))),
+  );
   return fc.oneof(
     { weight: 8, arbitrary: mutated },
     { weight: 1, arbitrary: fc.jsonValue().map((value) => serialise(value)) },
