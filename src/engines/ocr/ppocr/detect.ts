@@ -53,9 +53,12 @@ export async function detectionInput(image: RgbImage, maxSide: number): Promise<
   const plane = width * height;
   const tensor = new Float32Array(3 * plane);
   const { data } = resized;
-  for (let i = 0; i < plane; i++) {
+  for (let c = 0; c < 3; c++) {
     // BGR: channel 0 of the tensor is the blue byte.
-    for (let c = 0; c < 3; c++) tensor[c * plane + i] = (data[i * 3 + (2 - c)]! / 255 - MEAN[c]!) / STD[c]!;
+    const source = 2 - c;
+    const scale = 1 / (255 * STD[c]!);
+    const shift = MEAN[c]! / STD[c]!;
+    for (let i = 0; i < plane; i++) tensor[c * plane + i] = data[i * 3 + source]! * scale - shift;
   }
   return { tensor, width, height, scaleX: image.width / width, scaleY: image.height / height };
 }

@@ -4,11 +4,13 @@
  * by reading the page again: after the classifier has turned each line the right way up, the
  * direction most of the text runs in says how the page lies.
  */
+import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
 import type { OcrPage } from '../../types.js';
 import { detectionInput, textRegions, type DetectionSettings } from './detect.js';
 import type { Point } from './geometry.js';
 import { decodeRgb } from './image.js';
+import { simplifyModel } from './onnx/simplify.js';
 import { readAlphabet, type PpOcrModelFiles } from './models.js';
 import { assemblePage, type Rotation } from './page.js';
 import { readLines, type LineReading, type MakeTensor } from './recognize.js';
@@ -48,8 +50,8 @@ export async function loadModels(files: PpOcrModelFiles, threads: number, device
     // No CPU fallback for `cuda`: an operator who asked for the GPU learns it is not used.
     executionProviders: [device === 'cuda' ? { name: 'cuda', deviceId: 0 } : 'cpu'],
   };
-  const create = (path: string) =>
-    ort.InferenceSession.create(path, options).catch((error: unknown) => {
+  const create = async (path: string) =>
+    ort.InferenceSession.create(await modelBytes(path), options).catch((error: unknown) => {
       if (device !== 'cuda') throw error;
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`onnxruntime's CUDA execution provider could not be used (${reason}); the GPU image installs it, or set OCR_DEVICE=cpu`);
@@ -66,6 +68,20 @@ export async function loadModels(files: PpOcrModelFiles, threads: number, device
   }
   const [detector, classifier, recogniser] = loaded as [ort.InferenceSession, ort.InferenceSession, ort.InferenceSession];
   return { detector, classifier, recogniser, alphabet };
+}
+
+/**
+ * The model file with its exported activations rewritten exactly into fewer operations (see
+ * simplifyModel); a file that cannot be parsed goes to onnxruntime as it is, to be refused there
+ * with its own reason.
+ */
+async function modelBytes(path: string): Promise<Uint8Array> {
+  const bytes = await readFile(path);
+  try {
+    return simplifyModel(bytes).model;
+  } catch {
+    return bytes;
+  }
 }
 
 export async function releaseModels(models: PpOcrModels): Promise<void> {

@@ -1,0 +1,136 @@
+import { readFile } from 'node:fs/promises';
+import ort from 'onnxruntime-node';
+import { describe, expect, it } from 'vitest';
+import { packagedModelFiles } from '../../../../src/engines/ocr/ppocr/models.js';
+import { OnnxGraph } from '../../../../src/engines/ocr/ppocr/onnx/graph.js';
+import { simplifyModel } from '../../../../src/engines/ocr/ppocr/onnx/simplify.js';
+import { bytesField, floatField, readFields, stringField, varintField, WireType, writeFields, type Field } from '../../../../src/engines/ocr/ppocr/onnx/wire.js';
+
+describe('protobuf wire format', () => {
+  it('writes back what it reads: varints (negative ones too), fixed 32-bit values and nested messages', () => {
+    const inner = writeFields([varintField(1, 300), stringField(2, '卷积')]);
+    const fields: Field[] = [varintField(1, -2), floatField(2, 0.5), bytesField(3, inner), varintField(4, 2n ** 40n)];
+    const bytes = writeFields(fields);
+    const read = readFields(bytes);
+    expect(read.map((f) => [f.number, f.type])).toEqual([
+      [1, WireType.Varint],
+      [2, WireType.Fixed32],
+      [3, WireType.Bytes],
+      [4, WireType.Varint],
+    ]);
+    expect(read[0]!.value).toBe(2n ** 64n - 2n);
+    expect(readFields(read[2]!.value as Uint8Array)).toEqual(readFields(inner));
+    expect(writeFields(read)).toEqual(bytes);
+  });
+
+  it('refuses a truncated message', () => {
+    const bytes = writeFields([stringField(1, 'a longer string')]);
+    expect(() => readFields(bytes.subarray(0, bytes.length - 3))).toThrow(/truncated/);
+  });
+});
+
+/** A float tensor as a Constant node's TensorProto. */
+const tensor = (dims: number[], values: number[]) =>
+  writeFields([...dims.map((d) => varintField(1, d)), varintField(2, 1), bytesField(9, new Uint8Array(Float32Array.from(values).buffer))]);
+
+const constant = (name: string, dims: number[], values: number[]) =>
+  onnxNode('Constant', [], [name], [writeFields([stringField(1, 'value'), bytesField(5, tensor(dims, values)), varintField(20, 4)])]);
+
+function onnxNode(op: string, inputs: string[], outputs: string[], attributes: Uint8Array[] = []): Field {
+  return bytesField(1, writeFields([...inputs.map((i) => stringField(1, i)), ...outputs.map((o) => stringField(2, o)), stringField(4, op), ...attributes.map((a) => bytesField(5, a))]));
+}
+
+const floatAttr = (name: string, value: number) => writeFields([stringField(1, name), floatField(2, value), varintField(20, 1)]);
+const intsAttr = (name: string, values: number[]) => writeFields([stringField(1, name), ...values.map((v) => varintField(8, v)), varintField(20, 7)]);
+
+/** A float tensor input or output of rank 4 with dynamic dimensions. */
+const valueInfo = (number: number, name: string) =>
+  bytesField(number, writeFields([stringField(1, name), bytesField(2, writeFields([bytesField(1, writeFields([varintField(1, 1), bytesField(2, writeFields([1, 2, 3, 4].map(() => bytesField(1, writeFields([stringField(2, 'd')])))))]))]))]));
+
+/**
+ * Paddle's exported block, small: conv → scalar affine → hard-swish spelt out → scalar affine →
+ * a padded 3×3 conv → scalar affine → hard-swish → scalar affine → a 1×1 conv.
+ */
+function exportedBlock(): Uint8Array {
+  const random = (n: number, seed: number) => Array.from({ length: n }, (_, i) => Math.sin(seed * 97 + i * 13.1) * 0.8);
+  const nodes: Field[] = [
+    constant('w1', [4, 3, 3, 3], random(108, 1)),
+    constant('b1', [4], random(4, 2)),
+    constant('w2', [4, 1, 3, 3], random(36, 3)),
+    constant('w3', [2, 4, 1, 1], random(8, 4)),
+    constant('b3', [2], random(2, 5)),
+    ...[0.7, -0.2, 3, 6, 1.3, 0.4].map((v, i) => constant(`k${i}`, i === 2 || i === 3 ? [] : [1], [v])),
+    onnxNode('Conv', ['x', 'w1', 'b1'], ['c1'], [intsAttr('pads', [1, 1, 1, 1])]),
+  ];
+  const activation = (from: string, tag: string) => [
+    onnxNode('Mul', ['k0', from], [`${tag}m`]),
+    onnxNode('Add', [`${tag}m`, 'k1'], [`${tag}a`]),
+    onnxNode('Add', [`${tag}a`, 'k2'], [`${tag}p3`]),
+    onnxNode('Clip', [`${tag}p3`], [`${tag}clip`], [floatAttr('min', 0), floatAttr('max', 6)]),
+    onnxNode('Mul', [`${tag}a`, `${tag}clip`], [`${tag}prod`]),
+    onnxNode('Div', [`${tag}prod`, 'k3'], [`${tag}hs`]),
+    onnxNode('Mul', ['k4', `${tag}hs`], [`${tag}lm`]),
+    onnxNode('Add', [`${tag}lm`, 'k5'], [`${tag}out`]),
+  ];
+  nodes.push(...activation('c1', 'a'));
+  nodes.push(onnxNode('Conv', ['aout', 'w2'], ['c2'], [intsAttr('pads', [1, 1, 1, 1]), writeFields([stringField(1, 'group'), varintField(3, 4), varintField(20, 2)])]));
+  nodes.push(...activation('c2', 'b'));
+  nodes.push(onnxNode('Conv', ['bout', 'w3', 'b3'], ['y']));
+  const graph = writeFields([...nodes, stringField(2, 'block'), valueInfo(11, 'x'), valueInfo(12, 'y')]);
+  return writeFields([varintField(1, 7), bytesField(8, writeFields([stringField(1, ''), varintField(2, 9)])), bytesField(7, graph)]);
+}
+
+const options = { intraOpNumThreads: 1, graphOptimizationLevel: 'disabled' } as const;
+
+async function run(model: Uint8Array, input: Float32Array, dims: number[]): Promise<Float32Array> {
+  const session = await ort.InferenceSession.create(model, options);
+  try {
+    const output = await session.run({ [session.inputNames[0]!]: new ort.Tensor('float32', input, dims) });
+    return output[session.outputNames[0]!]!.data as Float32Array;
+  } finally {
+    await session.release();
+  }
+}
+
+const maxDifference = (a: Float32Array, b: Float32Array) => a.reduce((max, v, i) => Math.max(max, Math.abs(v - b[i]!)), 0);
+const opTypes = (model: Uint8Array) => OnnxGraph.parse(model).nodes.map((node) => node.opType).filter((op) => op !== 'Constant');
+
+describe('simplifying an exported graph', () => {
+  it('folds the affines into the convolutions and writes hard-swish as x · HardSigmoid(x), computing the same', async () => {
+    const model = exportedBlock();
+    const simplified = simplifyModel(model);
+    expect(opTypes(model)).toHaveLength(19);
+    // The padded 3×3 conv keeps its input shift as one Add, so its border still reads zeros.
+    expect(opTypes(simplified.model)).toEqual(['Conv', 'HardSigmoid', 'Mul', 'Add', 'Conv', 'HardSigmoid', 'Mul', 'Conv']);
+    const input = Float32Array.from({ length: 3 * 7 * 9 }, (_, i) => Math.cos(i * 0.37) * 4);
+    const [before, after] = await Promise.all([run(model, input, [1, 3, 7, 9]), run(simplified.model, input, [1, 3, 7, 9])]);
+    expect(after).toHaveLength(2 * 7 * 9);
+    expect(maxDifference(before, after)).toBeLessThan(1e-5);
+  });
+
+  it('leaves a graph without the pattern as it was', async () => {
+    const model = exportedBlock();
+    const once = simplifyModel(model).model;
+    const twice = simplifyModel(once);
+    expect(twice.removed).toBe(0);
+    expect(opTypes(twice.model)).toEqual(opTypes(once));
+  });
+
+  it('keeps PP-OCR’s packaged models computing what they did, with far fewer operations', async () => {
+    const files = packagedModelFiles();
+    const cases = [
+      { path: files.recogniser, dims: [1, 3, 48, 320], removedAtLeast: 250 },
+      { path: files.classifier, dims: [1, 3, 48, 192], removedAtLeast: 60 },
+      { path: files.detector, dims: [1, 3, 96, 128], removedAtLeast: 250 },
+    ];
+    for (const { path, dims, removedAtLeast } of cases) {
+      const model = await readFile(path);
+      const simplified = simplifyModel(model);
+      expect(simplified.removed).toBeGreaterThanOrEqual(removedAtLeast);
+      expect(opTypes(simplified.model)).not.toContain('Clip');
+      const input = Float32Array.from({ length: dims.reduce((a, b) => a * b, 1) }, (_, i) => Math.sin(i * 0.01));
+      const [before, after] = await Promise.all([run(model, input, dims), run(simplified.model, input, dims)]);
+      expect(maxDifference(before, after)).toBeLessThan(1e-4);
+    }
+  }, 60_000);
+});
