@@ -4,7 +4,8 @@
  * document decoding, no worker threads) and the native tesseract CLI (Debian tesseract-ocr, same
  * languages) on the same pages in one run: pages/minute and CER side by side, with the ratios.
  * Every side runs as many pages at once as the gateway has workers, the CLI with
- * OMP_THREAD_LIMIT=1. Then a PDF with a text layer against the same page scanned, and the
+ * OMP_THREAD_LIMIT=1. The models' own time on each page gives the ceiling any pipeline on them
+ * could reach on this machine. Then a PDF with a text layer against the same page scanned, and the
  * gateway's memory over a long run (--pages, default 200).
  *
  *   apt-get install -y tesseract-ocr tesseract-ocr-chi-sim
@@ -14,10 +15,11 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type ort from 'onnxruntime-node';
 import { promisify } from 'node:util';
 import { DETECTION_DEFAULTS } from '../src/engines/ocr/ppocr/detect.js';
 import { packagedModelFiles } from '../src/engines/ocr/ppocr/models.js';
-import { loadModels, readPage } from '../src/engines/ocr/ppocr/pipeline.js';
+import { loadModels, readPage, type PipelineSettings, type PpOcrModels } from '../src/engines/ocr/ppocr/pipeline.js';
 import { runAtMost } from '../src/platform/concurrency.js';
 import { groundTruth, OCR_FIXTURES } from '../test/support/ocr-fixtures.js';
 import { characterErrorRate, pct, startOcrGateway } from '../test/support/eval-gateway.js';
@@ -72,6 +74,36 @@ function errorOf(page: string, text: string, truth: ReturnType<typeof groundTrut
   return personal.filter((identifier) => !compact.includes(identifier)).length / personal.length;
 }
 
+/**
+ * Seconds the three models spend on each page, one page at a time in-process (the pipeline's own
+ * work left out): no pipeline on these models can read faster on this machine.
+ */
+async function modelSeconds(models: PpOcrModels, paths: string[], settings: PipelineSettings): Promise<number[]> {
+  let spent = 0;
+  const timed = (session: ort.InferenceSession) =>
+    new Proxy(session, {
+      get(target, property) {
+        if (property !== 'run') return Reflect.get(target, property) as unknown;
+        return async (...args: Parameters<ort.InferenceSession['run']>) => {
+          const started = performance.now();
+          try {
+            return await target.run(...args);
+          } finally {
+            spent += performance.now() - started;
+          }
+        };
+      },
+    });
+  const timedModels = { ...models, detector: timed(models.detector), classifier: timed(models.classifier), recogniser: timed(models.recogniser) };
+  const seconds: number[] = [];
+  for (const path of paths) {
+    spent = 0;
+    await readPage(timedModels, await readFile(path), settings, undefined, new AbortController().signal);
+    seconds.push(spent / 1000);
+  }
+  return seconds;
+}
+
 async function nativeTesseract(path: string, langs: string): Promise<string> {
   const { stdout } = await run('tesseract', [path, 'stdout', '-l', langs], {
     env: { ...process.env, OMP_THREAD_LIMIT: '1' },
@@ -100,7 +132,7 @@ async function main(): Promise<void> {
     console.log(`${pages.length} pages (${PAGES.join(', ')} × ${values.rounds})\n`);
     await gateway.caseOcr([pathOf(PAGES[0]!)]); // warm-up
     const viaGateway = await measure(pages, workers, async (path) => (await gateway.caseOcr([path])).body.ocr_results[0]!.ocr_result);
-    const settings = { detection: DETECTION_DEFAULTS, batchSize: 1, threads: 1, device: 'cpu' as const };
+    const settings: PipelineSettings = { detection: DETECTION_DEFAULTS, batchSize: 1, threads: 1, device: 'cpu' };
     const raw = await measure(pages, workers, async (path) => (await readPage(models, await readFile(path), settings, undefined, new AbortController().signal)).text);
     const native = await measure(pages, workers, (path) => nativeTesseract(path, langs));
     console.log('(photos: the share of their 7 identifiers not read, in the CER columns)');
@@ -114,7 +146,11 @@ async function main(): Promise<void> {
     for (const [name, side] of [['gateway', viaGateway], ['raw', raw], ['native', native]] as const) {
       console.log(name.padEnd(10), side.pagesPerMinute.toFixed(1).padStart(10), pct(side.meanCer).padStart(32));
     }
+    const modelTime = await modelSeconds(models, pages.map(pathOf), settings);
+    const ceiling = (workers * 60 * modelTime.length) / modelTime.reduce((sum, s) => sum + s, 0);
+    console.log('models'.padEnd(10), ceiling.toFixed(1).padStart(10), `   the models' own time alone, ${workers} workers scaling perfectly: the ceiling`);
     console.log(`gateway/native throughput: ${(viaGateway.pagesPerMinute / native.pagesPerMinute).toFixed(2)}×`);
+    console.log(`models/native throughput:  ${(ceiling / native.pagesPerMinute).toFixed(2)}× (the most any pipeline on these models could reach here)`);
     console.log(`gateway/raw throughput:    ${(viaGateway.pagesPerMinute / raw.pagesPerMinute).toFixed(2)}×`);
 
     const pdfMs = async (file: string) => {

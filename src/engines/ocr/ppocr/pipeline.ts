@@ -10,6 +10,7 @@ import type { OcrPage } from '../../types.js';
 import { detectionInput, textRegions, type DetectionSettings } from './detect.js';
 import type { Point } from './geometry.js';
 import { decodeRgb } from './image.js';
+import { withBestPath } from './onnx/best-path.js';
 import { simplifyModel } from './onnx/simplify.js';
 import { readAlphabet, type PpOcrModelFiles } from './models.js';
 import { assemblePage, type Rotation } from './page.js';
@@ -50,8 +51,8 @@ export async function loadModels(files: PpOcrModelFiles, threads: number, device
     // No CPU fallback for `cuda`: an operator who asked for the GPU learns it is not used.
     executionProviders: [device === 'cuda' ? { name: 'cuda', deviceId: 0 } : 'cpu'],
   };
-  const create = async (path: string) =>
-    ort.InferenceSession.create(await modelBytes(path), options).catch((error: unknown) => {
+  const create = async (path: string, recogniser = false) =>
+    ort.InferenceSession.create(await modelBytes(path, recogniser), options).catch((error: unknown) => {
       if (device !== 'cuda') throw error;
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`onnxruntime's CUDA execution provider could not be used (${reason}); the GPU image installs it, or set OCR_DEVICE=cpu`);
@@ -59,7 +60,7 @@ export async function loadModels(files: PpOcrModelFiles, threads: number, device
   const alphabet = await readAlphabet(files.alphabet);
   // Every session settles before a failure is reported: the thread may be terminated once it is,
   // and a thread terminated while onnxruntime works in it aborts the whole process.
-  const sessions = await Promise.allSettled([create(files.detector), create(files.classifier), create(files.recogniser)]);
+  const sessions = await Promise.allSettled([create(files.detector), create(files.classifier), create(files.recogniser, true)]);
   const loaded = sessions.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failed = sessions.find((result) => result.status === 'rejected');
   if (failed) {
@@ -72,16 +73,18 @@ export async function loadModels(files: PpOcrModelFiles, threads: number, device
 
 /**
  * The model file with its exported activations rewritten exactly into fewer operations (see
- * simplifyModel); a file that cannot be parsed goes to onnxruntime as it is, to be refused there
- * with its own reason.
+ * simplifyModel), the recogniser answering its best path (see withBestPath); a file that is no
+ * ONNX model goes to onnxruntime as it is, to be refused there with its own reason.
  */
-async function modelBytes(path: string): Promise<Uint8Array> {
+async function modelBytes(path: string, recogniser: boolean): Promise<Uint8Array> {
   const bytes = await readFile(path);
+  let simplified: Uint8Array;
   try {
-    return simplifyModel(bytes).model;
+    simplified = simplifyModel(bytes).model;
   } catch {
     return bytes;
   }
+  return recogniser ? withBestPath(simplified) : simplified;
 }
 
 export async function releaseModels(models: PpOcrModels): Promise<void> {

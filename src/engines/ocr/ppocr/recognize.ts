@@ -6,6 +6,7 @@
  */
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { decodeCtc, type DecodedChar } from './ctc.js';
+import { BEST_CLASS, BEST_PROBABILITY } from './onnx/best-path.js';
 import { distance, type Quad } from './geometry.js';
 import { warpNormalised, type RgbImage } from './image.js';
 
@@ -82,15 +83,17 @@ export async function readLines(
     signal.throwIfAborted();
     const batchQuads = batch.map((i) => upright[i]!);
     const width = Math.max(MIN_RECOGNISER_WIDTH, ...batchQuads.map(widthAtHeight));
-    const output = await sessions.recogniser.run({ [sessions.recogniser.inputNames[0]!]: cropBatch(image, batchQuads, width, makeTensor) });
-    const scores = output[sessions.recogniser.outputNames[0]!]!;
-    const [, steps = 0, classes = 0] = scores.dims;
-    const data = scores.data as Float32Array;
+    const output = await sessions.recogniser.run({ [sessions.recogniser.inputNames[0]!]: cropBatch(image, batchQuads, width, makeTensor) }, [BEST_CLASS, BEST_PROBABILITY]);
+    const bestClass = output[BEST_CLASS]!;
+    const steps = bestClass.dims[1] ?? 0;
+    const classes = bestClass.data as BigInt64Array;
+    const probabilities = output[BEST_PROBABILITY]!.data as Float32Array;
     batch.forEach((index, b) => {
       const quad = upright[index]!;
+      const from = b * steps;
       readings[index] = {
         quad,
-        chars: decodeCtc(data.subarray(b * steps * classes, (b + 1) * steps * classes), steps, classes, alphabet),
+        chars: decodeCtc(classes.subarray(from, from + steps), probabilities.subarray(from, from + steps), alphabet),
         pixelsPerStep: width / steps,
         cropWidth: Math.min(width, widthAtHeight(quad)),
       };

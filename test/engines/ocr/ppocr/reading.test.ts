@@ -5,18 +5,14 @@ import { assemblePage } from '../../../../src/engines/ocr/ppocr/page.js';
 import { pageRotation } from '../../../../src/engines/ocr/ppocr/pipeline.js';
 import type { LineReading } from '../../../../src/engines/ocr/ppocr/recognize.js';
 
-/** T × C scores with `best[t]` the most probable class at step t. */
-function scores(best: number[], classes: number): Float32Array {
-  const data = new Float32Array(best.length * classes).fill(0.01);
-  best.forEach((c, t) => (data[t * classes + c] = 0.9));
-  return data;
-}
+/** The best path of `best` classes, each read with `probability`. */
+const path = (best: number[], probability = 0.9) => [BigInt64Array.from(best.map(BigInt)), new Float32Array(best.length).fill(probability)] as const;
 
 describe('CTC decoding', () => {
   const alphabet = ['张', '三', 'A'];
 
   it('collapses repeats, drops blanks, keeps a doubled character split by a blank, and the steps of each', () => {
-    const chars = decodeCtc(scores([0, 1, 1, 0, 2, 0, 2, 2, 3], 4), 9, 4, alphabet);
+    const chars = decodeCtc(...path([0, 1, 1, 0, 2, 0, 2, 2, 3]), alphabet);
     expect(chars.map((c) => c.char).join('')).toBe('张三三A');
     expect(chars.map((c) => [c.first, c.last])).toEqual([
       [1, 2],
@@ -27,8 +23,9 @@ describe('CTC decoding', () => {
     expect(chars[0]!.probability).toBeCloseTo(0.9);
   });
 
-  it('reads nothing from blanks', () => {
-    expect(decodeCtc(scores([0, 0, 0], 4), 3, 4, alphabet)).toEqual([]);
+  it('reads nothing from blanks, nor from a class past the alphabet', () => {
+    expect(decodeCtc(...path([0, 0, 0]), alphabet)).toEqual([]);
+    expect(decodeCtc(...path([0, 9, 0]), alphabet)).toEqual([]);
   });
 });
 

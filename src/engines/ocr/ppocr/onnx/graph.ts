@@ -11,12 +11,17 @@ const MODEL_GRAPH = 7;
 const GRAPH_NODE = 1;
 const GRAPH_OUTPUT = 12;
 const VALUE_INFO_NAME = 1;
+const VALUE_INFO_TYPE = 2;
+const TYPE_TENSOR = 1;
+const TENSOR_TYPE_ELEM_TYPE = 1;
 const NODE_INPUT = 1;
 const NODE_OUTPUT = 2;
+const NODE_NAME = 3;
 const NODE_OP_TYPE = 4;
 const NODE_ATTRIBUTE = 5;
 const ATTRIBUTE_NAME = 1;
 const ATTRIBUTE_FLOAT = 2;
+const ATTRIBUTE_INT = 3;
 const ATTRIBUTE_STRING = 4;
 const ATTRIBUTE_TENSOR = 5;
 const ATTRIBUTE_INTS = 8;
@@ -26,8 +31,11 @@ const TENSOR_DATA_TYPE = 2;
 const TENSOR_FLOAT_DATA = 4;
 const TENSOR_RAW_DATA = 9;
 const ATTRIBUTE_TYPE_FLOAT = 1;
+const ATTRIBUTE_TYPE_INT = 2;
+const ATTRIBUTE_TYPE_INTS = 7;
 const ATTRIBUTE_TYPE_TENSOR = 4;
-const TENSOR_TYPE_FLOAT = 1;
+export const TENSOR_TYPE_FLOAT = 1;
+export const TENSOR_TYPE_INT64 = 7;
 
 export interface OnnxNode {
   opType: string;
@@ -47,9 +55,8 @@ export const numel = (dims: readonly number[]) => dims.reduce((product, d) => pr
 export class OnnxGraph {
   private constructor(
     private readonly modelFields: Field[],
-    private readonly graphFields: Field[],
+    private graphFields: Field[],
     public nodes: OnnxNode[],
-    private readonly graphOutputs: ReadonlySet<string>,
   ) {}
 
   static parse(bytes: Uint8Array): OnnxGraph {
@@ -58,10 +65,20 @@ export class OnnxGraph {
     if (!graph) throw new Error('not an ONNX model: it has no graph');
     const graphFields = readFields(asBytes(graph));
     const nodes = graphFields.filter((f) => f.number === GRAPH_NODE).map((f) => parseNode(asBytes(f)));
-    const outputs = graphFields
+    return new OnnxGraph(modelFields, graphFields, nodes);
+  }
+
+  /** The names of the graph's outputs, in order. */
+  get outputs(): string[] {
+    return this.graphFields
       .filter((f) => f.number === GRAPH_OUTPUT)
-      .map((f) => asString(readFields(asBytes(f)).find((g) => g.number === VALUE_INFO_NAME)!));
-    return new OnnxGraph(modelFields, graphFields, nodes, new Set(outputs));
+      .map((f) => asString(readFields(asBytes(f)).find((g) => g.number === VALUE_INFO_NAME) ?? stringField(VALUE_INFO_NAME, '')));
+  }
+
+  /** Makes `name` an output of the graph too, a tensor of `elementType` (TENSOR_TYPE_*). */
+  addOutput(name: string, elementType: number): void {
+    const type = writeFields([bytesField(TYPE_TENSOR, writeFields([varintField(TENSOR_TYPE_ELEM_TYPE, elementType)]))]);
+    this.graphFields = [...this.graphFields, bytesField(GRAPH_OUTPUT, writeFields([stringField(VALUE_INFO_NAME, name), bytesField(VALUE_INFO_TYPE, type)]))];
   }
 
   serialize(): Uint8Array {
@@ -75,7 +92,7 @@ export class OnnxGraph {
 
   /** The one node that reads `name`, when exactly one does and it is not a graph output. */
   soleConsumer(name: string): OnnxNode | undefined {
-    if (this.graphOutputs.has(name)) return undefined;
+    if (this.outputs.includes(name)) return undefined;
     const readers = this.nodes.filter((node) => node.inputs.includes(name));
     return readers.length === 1 ? readers[0] : undefined;
   }
@@ -104,7 +121,7 @@ export class OnnxGraph {
 
   /** Drops Constant nodes nothing reads any more (the tensors a rewrite replaced). */
   removeUnusedConstants(): void {
-    const read = new Set([...this.graphOutputs, ...this.nodes.flatMap((node) => node.inputs)]);
+    const read = new Set([...this.outputs, ...this.nodes.flatMap((node) => node.inputs)]);
     this.nodes = this.nodes.filter((node) => node.opType !== 'Constant' || node.outputs.some((name) => read.has(name)));
   }
 
@@ -167,18 +184,20 @@ export function intsAttribute(node: OnnxNode, name: string): number[] | undefine
   return fields ? fields.flatMap(integers) : undefined;
 }
 
-export function node(opType: string, inputs: string[], outputs: string[], floats: Record<string, number> = {}): OnnxNode {
-  const attributes = Object.entries(floats).map(([name, value]) =>
-    bytesField(NODE_ATTRIBUTE, writeFields([stringField(ATTRIBUTE_NAME, name), floatField(ATTRIBUTE_FLOAT, value), varintField(ATTRIBUTE_TYPE, ATTRIBUTE_TYPE_FLOAT)])),
-  );
-  return { opType, inputs, outputs, rest: [stringField(3, outputs[0]!), ...attributes] };
+export function node(opType: string, inputs: string[], outputs: string[], attributes: Field[] = []): OnnxNode {
+  return { opType, inputs, outputs, rest: [stringField(NODE_NAME, outputs[0]!), ...attributes] };
 }
+
+const attributeField = (name: string, type: number, value: Field[]) => bytesField(NODE_ATTRIBUTE, writeFields([stringField(ATTRIBUTE_NAME, name), ...value, varintField(ATTRIBUTE_TYPE, type)]));
+export const floatAttr = (name: string, value: number) => attributeField(name, ATTRIBUTE_TYPE_FLOAT, [floatField(ATTRIBUTE_FLOAT, value)]);
+export const intAttr = (name: string, value: number) => attributeField(name, ATTRIBUTE_TYPE_INT, [varintField(ATTRIBUTE_INT, value)]);
+export const intsAttr = (name: string, values: number[]) => attributeField(name, ATTRIBUTE_TYPE_INTS, values.map((v) => varintField(ATTRIBUTE_INTS, v)));
 
 function constantNode(name: string, tensor: FloatTensor): OnnxNode {
   const raw = new Uint8Array(tensor.values.buffer.slice(tensor.values.byteOffset, tensor.values.byteOffset + tensor.values.byteLength));
   const tensorBytes = writeFields([...tensor.dims.map((d) => varintField(TENSOR_DIMS, d)), varintField(TENSOR_DATA_TYPE, TENSOR_TYPE_FLOAT), bytesField(TENSOR_RAW_DATA, raw)]);
   const value = writeFields([stringField(ATTRIBUTE_NAME, 'value'), bytesField(ATTRIBUTE_TENSOR, tensorBytes), varintField(ATTRIBUTE_TYPE, ATTRIBUTE_TYPE_TENSOR)]);
-  return { opType: 'Constant', inputs: [], outputs: [name], rest: [stringField(3, name), bytesField(NODE_ATTRIBUTE, value)] };
+  return { opType: 'Constant', inputs: [], outputs: [name], rest: [stringField(NODE_NAME, name), bytesField(NODE_ATTRIBUTE, value)] };
 }
 
 /** A repeated int64 field's values, packed or one per field. */
