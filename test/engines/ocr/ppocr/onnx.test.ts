@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { packagedModelFiles } from '../../../../src/engines/ocr/ppocr/models.js';
+import { BEST_CLASS, BEST_PROBABILITY, withBestPath } from '../../../../src/engines/ocr/ppocr/onnx/best-path.js';
 import { OnnxGraph } from '../../../../src/engines/ocr/ppocr/onnx/graph.js';
 import { simplifyModel } from '../../../../src/engines/ocr/ppocr/onnx/simplify.js';
 import { bytesField, floatField, readFields, stringField, varintField, WireType, writeFields, type Field } from '../../../../src/engines/ocr/ppocr/onnx/wire.js';
@@ -133,4 +134,34 @@ describe('simplifying an exported graph', () => {
       expect(maxDifference(before, after)).toBeLessThan(1e-4);
     }
   }, 60_000);
+});
+
+describe('the recogniser’s best path', () => {
+  it('answers, per time step, the class greedy decoding picks from the full scores and its probability', async () => {
+    const model = await readFile(packagedModelFiles().recogniser);
+    const session = await ort.InferenceSession.create(withBestPath(model), options);
+    try {
+      const input = new ort.Tensor('float32', Float32Array.from({ length: 2 * 3 * 48 * 160 }, (_, i) => Math.sin(i * 0.003)), [2, 3, 48, 160]);
+      const output = await session.run({ [session.inputNames[0]!]: input });
+      const scores = output[session.outputNames[0]!]!;
+      const [lines = 0, steps = 0, classes = 0] = scores.dims;
+      const best = output[BEST_CLASS]!.data as BigInt64Array;
+      const probability = output[BEST_PROBABILITY]!.data as Float32Array;
+      expect(output[BEST_CLASS]!.dims).toEqual([lines, steps]);
+      for (let row = 0; row < lines * steps; row++) {
+        const rowScores = (scores.data as Float32Array).subarray(row * classes, (row + 1) * classes);
+        const max = Math.max(...rowScores);
+        expect(Number(best[row])).toBe(rowScores.indexOf(max));
+        expect(probability[row]).toBe(max);
+      }
+    } finally {
+      await session.release();
+    }
+  });
+
+  it('is refused for a model with other than one output', () => {
+    const graph = OnnxGraph.parse(exportedBlock());
+    graph.addOutput('c1', 1);
+    expect(() => withBestPath(graph.serialize())).toThrow(/one output, this model has 2/);
+  });
 });
