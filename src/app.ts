@@ -112,6 +112,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('bodyRequestId', undefined);
   app.removeContentTypeParser('text/plain');
   app.decorate('engineStatus', (name: EngineName) => services.engines.status(name));
+  app.decorate('stopEngines', () => services.engines.close());
   useErrorShape(app, standardErrorBody);
 
   await app.register(requestLog, { metrics: services.metrics });
@@ -155,5 +156,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 declare module 'fastify' {
   interface FastifyInstance {
     engineStatus(name: EngineName): EngineStatus;
+    /** Stops every engine's work in flight and releases it (the HTTP drain is not waited for). */
+    stopEngines(): Promise<void>;
   }
 }

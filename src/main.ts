@@ -1,10 +1,12 @@
 import { buildApp } from './app.js';
 import { loadConfig, readConfigOrExit, type Config } from './config/index.js';
 import type { FastifyInstance } from 'fastify';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ENGINE_NAMES } from './engines/registry.js';
 import { settledStatus } from './engines/readiness.js';
 import { engineReport, formatEngineReport } from './engines/report.js';
 import { createLogger, describeError, type Logger } from './platform/logger.js';
+import { STOP_GRACE_MS } from './platform/process/index.js';
 import { VERSION } from './version.js';
 
 function warnAboutRiskySettings(config: Config, logger: Logger): void {
@@ -51,12 +53,18 @@ async function main(): Promise<void> {
     }
     stopping = true;
     logger.info({ signal, deadline_ms: config.server.shutdownTimeoutMs }, 'draining in-flight requests');
+    let deadlinePassed = false;
     setTimeout(() => {
+      deadlinePassed = true;
       logger.error('drain deadline passed; exiting with requests still in flight');
-      process.exit(1);
+      // The engines stop their work first: a worker thread torn down while onnxruntime runs in
+      // it aborts the whole process (exit 134, not 1). Each stops within a model call.
+      void Promise.race([app.stopEngines(), sleep(STOP_GRACE_MS)]).finally(() => process.exit(1));
     }, config.server.shutdownTimeoutMs).unref();
     app.close().then(
       () => {
+        // Past the deadline, stopping the engines ended the requests that were still in flight.
+        if (deadlinePassed) return;
         logger.info('stopped');
         process.exit(0);
       },

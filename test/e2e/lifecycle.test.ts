@@ -4,14 +4,16 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fileReference, startFileServer } from '../support/file-server.js';
 import { VALID_BODIES } from '../support/gateway.js';
+import { fixturePath } from '../support/paths.js';
 import { NEUTRAL_GATEWAY_ENV, freePort, spawnFromSource } from '../support/processes.js';
 
 const READY_WITHIN_MS = 15_000;
@@ -403,6 +405,30 @@ describe('shutdown', () => {
       expect(log).not.toContain('stopped');
     } finally {
       socket.destroy();
+    }
+  });
+
+  // A worker thread torn down while onnxruntime runs in it aborts the process (exit 134), so the
+  // engines are stopped before the exit.
+  it('past the drain deadline with a PP-OCR page in flight, the page is stopped and the exit is 1', async () => {
+    const photo = await readFile(fixturePath('photos', 'np2016_bloodtestreport1.jpg'));
+    const files = await startFileServer((_request, response) => response.end(photo));
+    try {
+      const gateway = await startHealthy({ OCR_ENGINE: 'ppocr', OCR_WORKERS: '1', FETCH_ALLOW_LOOPBACK: 'true', SHUTDOWN_TIMEOUT_MS: '300' });
+      // Once every engine has settled: PP-OCR and its audit reader load in the background.
+      await until(() => gateway.logs().some((line) => String(line.msg).startsWith('startup report')), READY_WITHIN_MS);
+      const body = { request_id: 'drain-ocr', files: [fileReference(files, 1, 'photo.jpg')] };
+      const answer = post(gateway.port, '/ai/v1/case-ocr', body).catch((error: Error) => error);
+      // The photo takes about a second to read: it is being read when the deadline passes.
+      await sleep(400);
+      gateway.child.kill('SIGTERM');
+      const { code, signal } = await exitWithin(gateway, 5_000);
+      expect({ code, signal }).toEqual({ code: 1, signal: null });
+      expect(messages(gateway)).toContain('drain deadline passed; exiting with requests still in flight');
+      expect(gateway.stderr()).not.toMatch(/terminate called|Napi::Error/);
+      await answer;
+    } finally {
+      await files.close();
     }
   });
 
