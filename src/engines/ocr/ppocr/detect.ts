@@ -66,57 +66,49 @@ export async function detectionInput(image: RgbImage, maxSide: number): Promise<
 /** Regions of the probability map, as text-line quads in page pixels, top to bottom. */
 export function textRegions(probability: Float32Array, input: DetectionInput, settings: DetectionSettings): TextRegion[] {
   const { width, height } = input;
-  const labels = new Int32Array(width * height);
+  const { threshold } = settings;
+  const seen = new Uint8Array(width * height);
+  const stack = new Int32Array(width * height);
+  // Each row's leftmost and rightmost pixel of the region being filled: their corners bound it.
+  const rowStart = new Int32Array(height).fill(width);
+  const rowEnd = new Int32Array(height).fill(-1);
   const regions: TextRegion[] = [];
-  const stack: number[] = [];
-  let next = 0;
-  for (let start = 0; start < labels.length; start++) {
-    if (labels[start] !== 0 || probability[start]! <= settings.threshold) continue;
-    next++;
-    labels[start] = next;
-    stack.push(start);
-    const boundary: Point[] = [];
+  for (let start = 0; start < seen.length; start++) {
+    if (seen[start] || probability[start]! <= threshold) continue;
+    seen[start] = 1;
+    stack[0] = start;
+    let top = 1;
     let sum = 0;
     let count = 0;
-    while (stack.length > 0) {
-      const index = stack.pop()!;
-      const x = index % width;
-      const y = (index - x) / width;
+    let firstRow = height;
+    let lastRow = -1;
+    while (top > 0) {
+      const index = stack[--top]!;
+      const y = (index / width) | 0;
+      const x = index - y * width;
       sum += probability[index]!;
       count++;
-      let edge = false;
-      for (const [dx, dy] of NEIGHBOURS) {
-        const nx = x + dx;
-        const ny = y + dy;
-        if (nx < 0 || ny < 0 || nx >= width || ny >= height) {
-          edge = true;
-          continue;
-        }
-        const neighbour = ny * width + nx;
-        if (probability[neighbour]! <= settings.threshold) {
-          edge = true;
-          continue;
-        }
-        if (labels[neighbour] === 0) {
-          labels[neighbour] = next;
-          stack.push(neighbour);
-        }
+      if (x < rowStart[y]!) rowStart[y] = x;
+      if (x > rowEnd[y]!) rowEnd[y] = x;
+      if (y < firstRow) firstRow = y;
+      if (y > lastRow) lastRow = y;
+      for (const next of [x + 1 < width ? index + 1 : -1, x > 0 ? index - 1 : -1, y + 1 < height ? index + width : -1, y > 0 ? index - width : -1]) {
+        if (next < 0 || seen[next] || probability[next]! <= threshold) continue;
+        seen[next] = 1;
+        stack[top++] = next;
       }
-      // Only a region's edge pixels can be corners of its hull; their pixel corners bound it.
-      if (edge) boundary.push({ x, y }, { x: x + 1, y }, { x, y: y + 1 }, { x: x + 1, y: y + 1 });
     }
-    const region = regionQuad(boundary, sum / count, input, settings);
+    const outline: Point[] = [];
+    for (let y = firstRow; y <= lastRow; y++) {
+      outline.push({ x: rowStart[y]!, y }, { x: rowStart[y]!, y: y + 1 }, { x: rowEnd[y]! + 1, y }, { x: rowEnd[y]! + 1, y: y + 1 });
+      rowStart[y] = width;
+      rowEnd[y] = -1;
+    }
+    const region = regionQuad(outline, sum / count, input, settings);
     if (region) regions.push(region);
   }
   return regions.sort((a, b) => centreY(a.quad) - centreY(b.quad) || a.quad[0].x - b.quad[0].x);
 }
-
-const NEIGHBOURS: ReadonlyArray<readonly [number, number]> = [
-  [1, 0],
-  [-1, 0],
-  [0, 1],
-  [0, -1],
-];
 
 const centreY = (quad: Quad) => (quad[0].y + quad[1].y + quad[2].y + quad[3].y) / 4;
 
