@@ -8,6 +8,9 @@ import { asBytes, asFloat, asInteger, asString, bytesField, floatField, readFiel
 
 /** Field numbers of onnx.proto. */
 const MODEL_GRAPH = 7;
+const MODEL_OPSET_IMPORT = 8;
+const OPSET_DOMAIN = 1;
+const OPSET_VERSION = 2;
 const GRAPH_NODE = 1;
 const GRAPH_OUTPUT = 12;
 const VALUE_INFO_NAME = 1;
@@ -35,7 +38,17 @@ const ATTRIBUTE_TYPE_INT = 2;
 const ATTRIBUTE_TYPE_INTS = 7;
 const ATTRIBUTE_TYPE_TENSOR = 4;
 export const TENSOR_TYPE_FLOAT = 1;
+export const TENSOR_TYPE_UINT8 = 2;
+export const TENSOR_TYPE_INT8 = 3;
+export const TENSOR_TYPE_INT32 = 6;
 export const TENSOR_TYPE_INT64 = 7;
+
+/** A constant of any element type, its values as little-endian bytes. */
+export interface RawTensor {
+  dims: number[];
+  elementType: number;
+  raw: Uint8Array;
+}
 
 export interface OnnxNode {
   opType: string;
@@ -54,7 +67,7 @@ export const numel = (dims: readonly number[]) => dims.reduce((product, d) => pr
 
 export class OnnxGraph {
   private constructor(
-    private readonly modelFields: Field[],
+    private modelFields: Field[],
     private graphFields: Field[],
     public nodes: OnnxNode[],
   ) {}
@@ -66,6 +79,21 @@ export class OnnxGraph {
     const graphFields = readFields(asBytes(graph));
     const nodes = graphFields.filter((f) => f.number === GRAPH_NODE).map((f) => parseNode(asBytes(f)));
     return new OnnxGraph(modelFields, graphFields, nodes);
+  }
+
+  /** The version of the default (ONNX) operator set the model imports. */
+  get opsetVersion(): number {
+    const opset = this.modelFields.find(importsDefaultOpset);
+    const version = opset && readFields(asBytes(opset)).find((f) => f.number === OPSET_VERSION);
+    return version ? Number(asInteger(version)) : 1;
+  }
+
+  /** Imports version `version` of the default operator set instead (the caller makes the nodes fit it). */
+  setOpsetVersion(version: number): void {
+    const opset = bytesField(MODEL_OPSET_IMPORT, writeFields([stringField(OPSET_DOMAIN, ''), varintField(OPSET_VERSION, version)]));
+    const others = this.modelFields.filter((f) => !importsDefaultOpset(f));
+    const graphAt = others.findIndex((f) => f.number === MODEL_GRAPH);
+    this.modelFields = [...others.slice(0, graphAt + 1), opset, ...others.slice(graphAt + 1)];
   }
 
   /** The names of the graph's outputs, in order. */
@@ -114,6 +142,11 @@ export class OnnxGraph {
     else this.nodes.unshift(node);
   }
 
+  /** Puts `tensor`, of any element type, in a new Constant node placed first. */
+  addConstant(name: string, tensor: RawTensor): void {
+    this.nodes.unshift(rawConstantNode(name, tensor));
+  }
+
   remove(...nodes: OnnxNode[]): void {
     const gone = new Set(nodes);
     this.nodes = this.nodes.filter((node) => !gone.has(node));
@@ -137,6 +170,13 @@ export class OnnxGraph {
     while (taken.has(`${base}.${i}`)) i++;
     return `${base}.${i}`;
   }
+}
+
+/** Whether a model field is the import of the default (ONNX, empty-domain) operator set. */
+function importsDefaultOpset(field: Field): boolean {
+  if (field.number !== MODEL_OPSET_IMPORT) return false;
+  const domain = readFields(asBytes(field)).find((f) => f.number === OPSET_DOMAIN);
+  return domain === undefined || asString(domain) === '';
 }
 
 function parseNode(bytes: Uint8Array): OnnxNode {
@@ -178,6 +218,11 @@ export const stringAttribute = (node: OnnxNode, name: string): string | undefine
   return value ? asString(value) : undefined;
 };
 
+export const intAttribute = (node: OnnxNode, name: string): number | undefined => {
+  const value = attribute(node, name)?.find((f) => f.number === ATTRIBUTE_INT);
+  return value ? Number(BigInt.asIntN(64, asInteger(value))) : undefined;
+};
+
 /** An ints attribute (packed or not), or undefined. */
 export function intsAttribute(node: OnnxNode, name: string): number[] | undefined {
   const fields = attribute(node, name)?.filter((f) => f.number === ATTRIBUTE_INTS);
@@ -195,15 +240,19 @@ export const intsAttr = (name: string, values: number[]) => attributeField(name,
 
 function constantNode(name: string, tensor: FloatTensor): OnnxNode {
   const raw = new Uint8Array(tensor.values.buffer.slice(tensor.values.byteOffset, tensor.values.byteOffset + tensor.values.byteLength));
-  const tensorBytes = writeFields([...tensor.dims.map((d) => varintField(TENSOR_DIMS, d)), varintField(TENSOR_DATA_TYPE, TENSOR_TYPE_FLOAT), bytesField(TENSOR_RAW_DATA, raw)]);
+  return rawConstantNode(name, { dims: tensor.dims, elementType: TENSOR_TYPE_FLOAT, raw });
+}
+
+function rawConstantNode(name: string, { dims, elementType, raw }: RawTensor): OnnxNode {
+  const tensorBytes = writeFields([...dims.map((d) => varintField(TENSOR_DIMS, d)), varintField(TENSOR_DATA_TYPE, elementType), bytesField(TENSOR_RAW_DATA, raw)]);
   const value = writeFields([stringField(ATTRIBUTE_NAME, 'value'), bytesField(ATTRIBUTE_TENSOR, tensorBytes), varintField(ATTRIBUTE_TYPE, ATTRIBUTE_TYPE_TENSOR)]);
   return { opType: 'Constant', inputs: [], outputs: [name], rest: [stringField(NODE_NAME, name), bytesField(NODE_ATTRIBUTE, value)] };
 }
 
 /** A repeated int64 field's values, packed or one per field. */
 function integers(field: Field): number[] {
-  if (field.type === WireType.Varint) return [Number(asInteger(field))];
-  return readFields(prefixEach(asBytes(field))).map((f) => Number(asInteger(f)));
+  if (field.type === WireType.Varint) return [Number(BigInt.asIntN(64, asInteger(field)))];
+  return readFields(prefixEach(asBytes(field))).map((f) => Number(BigInt.asIntN(64, asInteger(f))));
 }
 
 /** Packed varints, each given a field key, so the field reader can walk them. */
