@@ -6,10 +6,12 @@
  * Every side runs as many pages at once as the gateway has workers, the CLI with
  * OMP_THREAD_LIMIT=1. The models' own time on each page gives the ceiling any pipeline on them
  * could reach on this machine. Then a PDF with a text layer against the same page scanned, and the
- * gateway's memory over a long run (--pages, default 200).
+ * gateway's memory over a long run (--pages, default 200). The raw pipeline runs the recogniser at
+ * the gateway's precision (OCR_PRECISION, int8 unless set to fp32).
  *
  *   apt-get install -y tesseract-ocr tesseract-ocr-chi-sim
  *   npm run bench:ocr [-- --workers 2 --rounds 2 --pages 200]
+ *   OCR_PRECISION=fp32 npm run bench:ocr
  */
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -18,7 +20,9 @@ import { parseArgs } from 'node:util';
 import type ort from 'onnxruntime-node';
 import { promisify } from 'node:util';
 import { DETECTION_DEFAULTS } from '../src/engines/ocr/ppocr/detect.js';
+import { quantizationFor } from '../src/engines/ocr/ppocr/calibration.js';
 import { packagedModelFiles } from '../src/engines/ocr/ppocr/models.js';
+import { sha256OfFile } from '../src/platform/models/checksums.js';
 import { loadModels, readPage, type PipelineSettings, type PpOcrModels } from '../src/engines/ocr/ppocr/pipeline.js';
 import { runAtMost } from '../src/platform/concurrency.js';
 import { groundTruth, OCR_FIXTURES } from '../test/support/ocr-fixtures.js';
@@ -124,10 +128,12 @@ async function main(): Promise<void> {
   const langs = 'chi_sim+eng';
   const { stdout: version } = await run('tesseract', ['--version']);
   const gateway = await startOcrGateway({ OCR_WORKERS: String(workers), OCR_LANGS: langs });
-  const models = await loadModels(packagedModelFiles(), 1);
+  const files = packagedModelFiles();
+  const quantization = process.env.OCR_PRECISION === 'fp32' ? undefined : quantizationFor(await sha256OfFile(files.recogniser));
+  const models = await loadModels(files, 1, 'cpu', quantization);
   try {
     console.log(`gateway: ${gateway.model}, ${workers} workers`);
-    console.log(`raw:     the PP-OCR pipeline in-process, one thread per model call, ${workers} pages at once`);
+    console.log(`raw:     the PP-OCR pipeline in-process, one thread per model call, ${workers} pages at once, recogniser ${quantization ? 'int8' : 'fp32'}`);
     console.log(`native:  ${version.split('\n')[0]} (Debian tessdata), OMP_THREAD_LIMIT=1, ${workers} at once`);
     console.log(`${pages.length} pages (${PAGES.join(', ')} × ${values.rounds})\n`);
     await gateway.caseOcr([pathOf(PAGES[0]!)]); // warm-up

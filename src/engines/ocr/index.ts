@@ -29,6 +29,7 @@ export function createOcrEngine(
       workers: settings.workers,
       threads: settings.threads,
       device: settings.device,
+      precision: settings.precision,
       detection: { ...DETECTION_DEFAULTS, maxSide: settings.detectionMaxSide },
       batchSize: settings.batch,
       workerMaxJobs: settings.workerMaxJobs,

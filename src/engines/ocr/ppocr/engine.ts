@@ -13,11 +13,14 @@ import { sha256OfFile } from '../../../platform/models/checksums.js';
 import { siblingWorker } from '../../../platform/process/index.js';
 import type { EngineState, EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../../types.js';
 import { WorkerPool, type PoolWorker } from '../pool.js';
+import { quantizationFor, type OcrPrecision, type Quantization } from './calibration.js';
 import type { PpOcrModelFiles } from './models.js';
 import type { PipelineSettings } from './pipeline.js';
 import type { PageRequest, WorkerConfig, WorkerMessage } from './worker.js';
 
 export interface PpOcrSettings extends PipelineSettings {
+  /** `int8`: the recogniser's dense convolutions in 8-bit integers, on the CPU, when it is the calibrated one. */
+  precision: OcrPrecision;
   workers: number;
   /** A worker is replaced after this many pages. */
   workerMaxJobs: number;
@@ -93,6 +96,7 @@ export class PpOcrEngine implements OcrEngine {
   private state: EngineState = 'starting';
   private reason: string | undefined = 'loading the PP-OCR models into the OCR workers';
   private model: string | undefined;
+  private recogniserPrecision: OcrPrecision = 'fp32';
   private pool: WorkerPool<PageReader> | undefined;
   private starting: Promise<void> | undefined;
   private closed = false;
@@ -107,7 +111,7 @@ export class PpOcrEngine implements OcrEngine {
     return {
       state: this.state,
       configured: true,
-      device: `${this.settings.device}: ${this.settings.workers} PP-OCR workers × ${this.settings.threads} threads`,
+      device: `${this.settings.device}: ${this.settings.workers} PP-OCR workers × ${this.settings.threads} threads, recogniser ${this.recogniserPrecision}`,
       ...(this.reason ? { reason: this.reason } : {}),
       ...(this.model ? { model: this.model } : {}),
     };
@@ -122,8 +126,10 @@ export class PpOcrEngine implements OcrEngine {
     const missing = await firstMissing(Object.values(this.files));
     if (missing) return this.fail('unavailable', `PP-OCR model file not found: ${missing} (reinstall the npm packages: npm install)`);
     this.model = await modelLabel(this.files);
+    const quantization = await this.quantization();
     if (this.closed) return;
-    const config: WorkerConfig = { files: this.files, settings: pipelineSettings(this.settings) };
+    this.recogniserPrecision = quantization ? 'int8' : 'fp32';
+    const config: WorkerConfig = { files: this.files, settings: pipelineSettings(this.settings), ...(quantization ? { quantization } : {}) };
     this.pool = new WorkerPool(() => PageReader.start(config), this.settings.workers, this.settings.workerMaxJobs, 'cooperative');
     const started = Date.now();
     try {
@@ -136,6 +142,14 @@ export class PpOcrEngine implements OcrEngine {
     this.state = 'ready';
     this.reason = undefined;
     this.logger?.info({ engine: 'ocr', workers: this.settings.workers, threads: this.settings.threads, ms: Date.now() - started, model: this.model }, 'OCR engine ready');
+  }
+
+  /** The recogniser's quantization when int8 is asked for and can be had: on the CPU, for the recogniser calibrated. */
+  private async quantization(): Promise<Quantization | undefined> {
+    if (this.settings.precision !== 'int8' || this.settings.device !== 'cpu') return undefined;
+    const quantization = quantizationFor(await sha256OfFile(this.files.recogniser));
+    if (!quantization) this.logger?.warn({ engine: 'ocr' }, 'the PP-OCR recogniser file is not the one calibrated for int8: it runs in fp32');
+    return quantization;
   }
 
   recognize(image: Buffer, signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {

@@ -11,7 +11,9 @@ import { detectionInput, textRegions, type DetectionSettings } from './detect.js
 import type { Point } from './geometry.js';
 import { decodeRgb } from './image.js';
 import { withBestPath } from './onnx/best-path.js';
+import { quantizeConvolutions } from './onnx/quantize.js';
 import { simplifyModel } from './onnx/simplify.js';
+import type { Quantization } from './calibration.js';
 import { readAlphabet, type PpOcrModelFiles } from './models.js';
 import { assemblePage, type Rotation } from './page.js';
 import { readLines, type LineReading, type MakeTensor } from './recognize.js';
@@ -42,7 +44,8 @@ const PAGE_MARGIN = 16;
 
 const makeTensor: MakeTensor = (data, dims) => new ort.Tensor('float32', data, dims);
 
-export async function loadModels(files: PpOcrModelFiles, threads: number, device: OcrDevice = 'cpu'): Promise<PpOcrModels> {
+/** Loads the three models; the recogniser in 8-bit integers when `quantization` is given (see quantize.ts). */
+export async function loadModels(files: PpOcrModelFiles, threads: number, device: OcrDevice = 'cpu', quantization?: Quantization): Promise<PpOcrModels> {
   const options: ort.InferenceSession.SessionOptions = {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
@@ -52,7 +55,7 @@ export async function loadModels(files: PpOcrModelFiles, threads: number, device
     executionProviders: [device === 'cuda' ? { name: 'cuda', deviceId: 0 } : 'cpu'],
   };
   const create = async (path: string, recogniser = false) =>
-    ort.InferenceSession.create(await modelBytes(path, recogniser), options).catch((error: unknown) => {
+    ort.InferenceSession.create(await modelBytes(path, recogniser, quantization), options).catch((error: unknown) => {
       if (device !== 'cuda') throw error;
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`onnxruntime's CUDA execution provider could not be used (${reason}); the GPU image installs it, or set OCR_DEVICE=cpu`);
@@ -73,10 +76,11 @@ export async function loadModels(files: PpOcrModelFiles, threads: number, device
 
 /**
  * The model file with its exported activations rewritten exactly into fewer operations (see
- * simplifyModel), the recogniser answering its best path (see withBestPath); a file that is no
- * ONNX model goes to onnxruntime as it is, to be refused there with its own reason.
+ * simplifyModel), the recogniser quantized when asked and answering its best path (see
+ * withBestPath); a file that is no ONNX model goes to onnxruntime as it is, to be refused there
+ * with its own reason.
  */
-async function modelBytes(path: string, recogniser: boolean): Promise<Uint8Array> {
+async function modelBytes(path: string, recogniser: boolean, quantization: Quantization | undefined): Promise<Uint8Array> {
   const bytes = await readFile(path);
   let simplified: Uint8Array;
   try {
@@ -84,7 +88,9 @@ async function modelBytes(path: string, recogniser: boolean): Promise<Uint8Array
   } catch {
     return bytes;
   }
-  return recogniser ? withBestPath(simplified) : simplified;
+  if (!recogniser) return simplified;
+  const model = quantization ? quantizeConvolutions(simplified, quantization.calibration, quantization.weightLevels) : simplified;
+  return withBestPath(model);
 }
 
 export async function releaseModels(models: PpOcrModels): Promise<void> {

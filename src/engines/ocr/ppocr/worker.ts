@@ -6,12 +6,15 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { OcrPage } from '../../types.js';
+import type { Quantization } from './calibration.js';
 import type { PpOcrModelFiles } from './models.js';
 import { loadModels, readPage, type PipelineSettings } from './pipeline.js';
 
 export interface WorkerConfig {
   files: PpOcrModelFiles;
   settings: PipelineSettings;
+  /** Set when the recogniser runs in 8-bit integers. */
+  quantization?: Quantization;
 }
 
 export type PageRequest =
@@ -25,12 +28,12 @@ export type WorkerMessage =
   | { type: 'error'; id: number; reason: string };
 
 const port = parentPort!;
-const { files, settings } = workerData as WorkerConfig;
+const { files, settings, quantization } = workerData as WorkerConfig;
 const post = (message: WorkerMessage) => port.postMessage(message);
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
 
 try {
-  const models = await loadModels(files, settings.threads, settings.device);
+  const models = await loadModels(files, settings.threads, settings.device, quantization);
   const reading = new Map<number, AbortController>();
   port.on('message', (request: PageRequest) => {
     if (request.type === 'cancel') return reading.get(request.id)?.abort(new Error('the page was cancelled'));

@@ -22,6 +22,7 @@ const SETTINGS: PpOcrSettings = {
   workers: 1,
   threads: 2,
   device: 'cpu',
+  precision: 'int8',
   detection: DETECTION_DEFAULTS,
   batchSize: 6,
   workerMaxJobs: 100,
@@ -85,7 +86,7 @@ describe('the PP-OCR engine on its real models', () => {
     const started = engine.start();
     expect(engine.status().state).toBe('starting');
     await started;
-    expect(engine.status()).toMatchObject({ state: 'ready', model: expect.stringMatching(/^PP-OCRv4@[0-9a-f]{12}$/), device: 'cpu: 1 PP-OCR workers × 2 threads' });
+    expect(engine.status()).toMatchObject({ state: 'ready', model: expect.stringMatching(/^PP-OCRv4@[0-9a-f]{12}$/), device: 'cpu: 1 PP-OCR workers × 2 threads, recogniser int8' });
   });
 
   it.each(['report1.png', 'report2.png', 'report3.png'])('reads the rendered %s at CER ≤ 1%%', async (file) => {
@@ -178,6 +179,18 @@ describe('the PP-OCR engine without usable models', () => {
     await expect(engine.recognize(readFixture('report1.png'), never())).rejects.toMatchObject({ kind: 'engine_unavailable' });
     await engine.close();
   });
+
+  it('runs a recogniser it has no int8 calibration for in fp32, and says so', async () => {
+    const files = await copied();
+    // An unknown protobuf field: the same model to onnxruntime, another file to its hash.
+    await writeFile(files.recogniser, Buffer.concat([await readFile(files.recogniser), Buffer.from([0xf8, 0x3e, 0x01])]));
+    const engine = new PpOcrEngine(SETTINGS, files);
+    await engine.start();
+    expect(engine.status()).toMatchObject({ state: 'ready', device: expect.stringMatching(/, recogniser fp32$/) });
+    const page = await engine.recognize(readFixture('report2.png'), never());
+    expect(characterErrorRate(page.text, groundTruth()['report2.png']!.text)).toBeLessThanOrEqual(0.01);
+    await engine.close();
+  }, 30_000);
 
   it('fails with the reason when a model file is corrupt, and the process lives on', async () => {
     const files = await copied();

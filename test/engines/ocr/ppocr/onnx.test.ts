@@ -5,6 +5,12 @@ import { packagedModelFiles } from '../../../../src/engines/ocr/ppocr/models.js'
 import { BEST_CLASS, BEST_PROBABILITY, withBestPath } from '../../../../src/engines/ocr/ppocr/onnx/best-path.js';
 import { OnnxGraph } from '../../../../src/engines/ocr/ppocr/onnx/graph.js';
 import { simplifyModel } from '../../../../src/engines/ocr/ppocr/onnx/simplify.js';
+import { denseConvolutions, quantizeConvolutions, tensorsToCalibrate, withOutputs, type Calibration } from '../../../../src/engines/ocr/ppocr/onnx/quantize.js';
+import { quantizationFor } from '../../../../src/engines/ocr/ppocr/calibration.js';
+import { RECOGNISER_CALIBRATION } from '../../../../src/engines/ocr/ppocr/recogniser-calibration.js';
+import { sha256OfFile } from '../../../../src/platform/models/checksums.js';
+import sharp from 'sharp';
+import { fixturePath } from '../../../support/paths.js';
 import { bytesField, floatField, readFields, stringField, varintField, WireType, writeFields, type Field } from '../../../../src/engines/ocr/ppocr/onnx/wire.js';
 
 describe('protobuf wire format', () => {
@@ -164,4 +170,76 @@ describe('the recogniser’s best path', () => {
     graph.addOutput('c1', 1);
     expect(() => withBestPath(graph.serialize())).toThrow(/one output, this model has 2/);
   });
+});
+
+describe('quantizing the dense convolutions', () => {
+  /** Each dense convolution's input and output range, measured on `input` in float. */
+  async function rangesOn(model: Uint8Array, input: Float32Array, dims: number[]): Promise<Calibration> {
+    const names = tensorsToCalibrate(model);
+    const session = await ort.InferenceSession.create(withOutputs(model, names), options);
+    try {
+      const output = await session.run({ [session.inputNames[0]!]: new ort.Tensor('float32', input, dims) });
+      const ranges = Object.fromEntries(names.map((name) => [name, [Math.min(...(output[name]!.data as Float32Array)), Math.max(...(output[name]!.data as Float32Array))] as const]));
+      return { ranges, keepFloat: [] };
+    } finally {
+      await session.release();
+    }
+  }
+
+  it('runs the one-group convolutions in integers, keeps depthwise ones in float, and computes nearly the same', async () => {
+    const model = simplifyModel(exportedBlock()).model;
+    const dims = [1, 3, 7, 9];
+    const input = Float32Array.from({ length: 3 * 7 * 9 }, (_, i) => Math.cos(i * 0.37) * 4);
+    const quantized = quantizeConvolutions(model, await rangesOn(model, input, dims), 127);
+    expect(opTypes(quantized).filter((op) => op.includes('Conv'))).toEqual(['QLinearConv', 'Conv', 'QLinearConv']);
+    expect(OnnxGraph.parse(quantized).opsetVersion).toBe(10);
+    const [before, after] = await Promise.all([run(model, input, dims), run(quantized, input, dims)]);
+    const range = Math.max(...before) - Math.min(...before);
+    expect(maxDifference(before, after)).toBeLessThan(0.03 * range);
+    expect(maxDifference(before, after)).toBeGreaterThan(0);
+  });
+
+  it('leaves in float the convolutions the calibration keeps there, and refuses a calibration made for another model', async () => {
+    const model = simplifyModel(exportedBlock()).model;
+    const dims = [1, 3, 7, 9];
+    const calibration = await rangesOn(model, Float32Array.from({ length: 3 * 7 * 9 }, (_, i) => Math.sin(i)), dims);
+    const first = denseConvolutions(OnnxGraph.parse(model))[0]!.outputs[0]!;
+    expect(opTypes(quantizeConvolutions(model, { ...calibration, keepFloat: [first] }, 63)).filter((op) => op.includes('Conv'))).toEqual(['Conv', 'Conv', 'QLinearConv']);
+    expect(() => quantizeConvolutions(model, { ranges: { elsewhere: [0, 1] }, keepFloat: [] }, 127)).toThrow(/does not match this model/);
+  });
+
+  it('has a calibration for the packaged recogniser that names its tensors as simplifying names them', async () => {
+    const path = packagedModelFiles().recogniser;
+    expect(RECOGNISER_CALIBRATION.modelSha256).toBe(await sha256OfFile(path));
+    const needed = tensorsToCalibrate(simplifyModel(await readFile(path)).model);
+    expect(Object.keys(RECOGNISER_CALIBRATION.ranges).sort()).toEqual([...needed].sort());
+    expect(quantizationFor('0'.repeat(64))).toBeUndefined();
+  });
+
+  it('reads real lines with the packaged recogniser in int8 as it reads them in float', async () => {
+    const path = packagedModelFiles().recogniser;
+    const simplified = simplifyModel(await readFile(path)).model;
+    const quantization = quantizationFor(await sha256OfFile(path))!;
+    const quantized = quantizeConvolutions(simplified, quantization.calibration, quantization.weightLevels);
+    // Raised to operator set 10, its Slices take inputs; it reads lines like the float one.
+    expect(OnnxGraph.parse(quantized).opsetVersion).toBe(10);
+    const greedy = async (model: Uint8Array, image: string) => {
+      const session = await ort.InferenceSession.create(withBestPath(model), options);
+      try {
+        const { data, info } = await sharp(fixturePath('photos', image)).removeAlpha().resize({ height: 48 }).raw().toBuffer({ resolveWithObject: true });
+        const plane = 48 * info.width;
+        const input = new Float32Array(3 * plane);
+        for (let i = 0; i < plane; i++) for (let c = 0; c < 3; c++) input[c * plane + i] = data[i * 3 + 2 - c]! / 127.5 - 1;
+        const output = await session.run({ [session.inputNames[0]!]: new ort.Tensor('float32', input, [1, 3, 48, info.width]) }, [BEST_CLASS]);
+        return [...(output[BEST_CLASS]!.data as BigInt64Array)].filter((c, t, all) => c !== 0n && c !== all[t - 1]);
+      } finally {
+        await session.release();
+      }
+    };
+    for (const image of ['rapidocr_text_rec.jpg', 'rapidocr_test_without_det.jpg']) {
+      const read = await greedy(simplified, image);
+      expect(read.length).toBeGreaterThanOrEqual(4);
+      expect(await greedy(quantized, image)).toEqual(read);
+    }
+  }, 60_000);
 });
