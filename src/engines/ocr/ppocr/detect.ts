@@ -92,10 +92,22 @@ export function textRegions(probability: Float32Array, input: DetectionInput, se
       if (x > rowEnd[y]!) rowEnd[y] = x;
       if (y < firstRow) firstRow = y;
       if (y > lastRow) lastRow = y;
-      for (const next of [x + 1 < width ? index + 1 : -1, x > 0 ? index - 1 : -1, y + 1 < height ? index + width : -1, y > 0 ? index - width : -1]) {
-        if (next < 0 || seen[next] || probability[next]! <= threshold) continue;
-        seen[next] = 1;
-        stack[top++] = next;
+      // The four neighbours, unrolled: an array of them per pixel was most of the fill's time.
+      if (x + 1 < width && !seen[index + 1] && probability[index + 1]! > threshold) {
+        seen[index + 1] = 1;
+        stack[top++] = index + 1;
+      }
+      if (x > 0 && !seen[index - 1] && probability[index - 1]! > threshold) {
+        seen[index - 1] = 1;
+        stack[top++] = index - 1;
+      }
+      if (y + 1 < height && !seen[index + width] && probability[index + width]! > threshold) {
+        seen[index + width] = 1;
+        stack[top++] = index + width;
+      }
+      if (y > 0 && !seen[index - width] && probability[index - width]! > threshold) {
+        seen[index - width] = 1;
+        stack[top++] = index - width;
       }
     }
     const outline: Point[] = [];
