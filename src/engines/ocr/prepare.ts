@@ -20,19 +20,23 @@ const MAX_SIDE = 3500;
 
 /**
  * Upright greyscale PNG of one page, sized for OCR, its ruling lines erased when asked. The
- * contrast is stretched at the page's own size and only then resized: stretching measures the
+ * contrast is stretched on the smaller of the page and its resized copy: stretching measures the
  * histogram over the whole image, and on an upscaled page that pass (and the resize under it)
  * cost several times what the resize alone does.
  */
 export async function normalizePage(page: Sharp, longestSide: number, eraseLines = false): Promise<Buffer> {
   const scale = longestSide < SMALL_SIDE ? Math.min(MAX_UPSCALE, UPSCALE_TARGET / longestSide) : Math.min(1, MAX_SIDE / longestSide);
   const target = Math.round(longestSide * scale);
-  const stretched = await page.rotate().flatten({ background: 'white' }).greyscale().normalise().toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
-  const grey = sharp(stretched.data, { raw: { width: stretched.info.width, height: stretched.info.height, channels: 1 } });
-  const { data, info } = await (scale === 1 ? grey : grey.resize(target, target, { fit: 'inside', kernel: 'lanczos3' }))
-    .toColourspace('b-w')
-    .raw()
-    .toBuffer({ resolveWithObject: true });
+  const resize = (image: Sharp) => image.resize(target, target, { fit: 'inside', kernel: 'lanczos3' });
+  const stretch = (image: Sharp) =>
+    image.rotate().flatten({ background: 'white' }).greyscale().normalise().toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
+  let { data, info } = await stretch(scale < 1 ? resize(page) : page);
+  if (scale > 1) {
+    ({ data, info } = await resize(sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } }))
+      .toColourspace('b-w')
+      .raw()
+      .toBuffer({ resolveWithObject: true }));
+  }
   if (eraseLines) eraseRulingLines(data, info.width, info.height);
   return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
     .toColourspace('b-w')
