@@ -101,13 +101,20 @@ export function recognize(image: Buffer, context: OperationContext, options?: Re
 }
 
 /**
- * One image read by every reader the OCR engine has (the first, then the independent one), in
- * one turn of the limiter, as de-identification reads (see RecognizeOptions.eraseRulingLines).
+ * The data `dataIn` finds in one image read by each reader the OCR engine has in turn (the
+ * first, then the independent one), in one turn of the limiter, as de-identification reads (see
+ * RecognizeOptions.eraseRulingLines), up to the first reader that finds some: the readers after
+ * it are not asked, since painting what it found changes the page they would read.
  */
-export function recognizeByEveryReader(image: Buffer, context: OperationContext, rotation: OcrPage['rotation']): Promise<OcrPage[]> {
+export function dataByEachReader<T>(
+  image: Buffer,
+  context: OperationContext,
+  rotation: OcrPage['rotation'],
+  dataIn: (reading: OcrPage) => T[],
+): Promise<T[]> {
   return context.engines.run('ocr', context.signal, async (engine, signal) => {
-    const first = await engine.recognize(image, signal, { rotation, eraseRulingLines: true });
-    if (!engine.independentReader) return [first];
-    return [first, await engine.recognize(image, signal, { rotation, eraseRulingLines: true, reader: 'independent' })];
+    const found = dataIn(await engine.recognize(image, signal, { rotation, eraseRulingLines: true }));
+    if (found.length || !engine.independentReader) return found;
+    return dataIn(await engine.recognize(image, signal, { rotation, eraseRulingLines: true, reader: 'independent' }));
   });
 }

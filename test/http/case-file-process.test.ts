@@ -217,8 +217,8 @@ describe('case-file-process with the real OCR engine', () => {
 });
 
 /**
- * Reads "姓名: 张三" on every page; from the `stubbornFrom`-th read on, the name is somewhere
- * new each time, as if the paint had missed it.
+ * Reads "姓名: 张三" on every page; for `stubbornReads` reads from its `from`-th on, the name is
+ * somewhere new each time, as if the paint had missed it.
  */
 class DriftingNameOcr implements OcrEngine {
   readonly name = 'ocr' as const;
@@ -227,6 +227,7 @@ class DriftingNameOcr implements OcrEngine {
   constructor(
     private readonly stubbornReads: number,
     private readonly confidence = 90,
+    private readonly from = 1,
   ) {}
 
   status() {
@@ -239,8 +240,8 @@ class DriftingNameOcr implements OcrEngine {
 
   async recognize(image: Buffer, _signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
     const { width = 0, height = 0 } = await sharp(image).metadata();
-    const read = this.reads++;
-    const shift = read >= 1 && read <= this.stubbornReads ? read * 300 : 0;
+    const stubborn = this.reads++ - this.from;
+    const shift = stubborn >= 0 && stubborn < this.stubbornReads ? (stubborn + 1) * 300 : 0;
     const line = (text: string, x0: number, x1: number) => ({ text, confidence: 90, box: { x0: x0 + shift, y0: 100, x1: x1 + shift, y1: 140 }, line: 0 });
     return {
       text: '姓名:张三',
@@ -251,6 +252,29 @@ class DriftingNameOcr implements OcrEngine {
       rotation: options?.rotation ?? 0,
       deskewRadians: 0,
     };
+  }
+}
+
+/** An OCR engine with an independent second reader, each a DriftingNameOcr counting its own reads. */
+class TwoReaderOcr implements OcrEngine {
+  readonly name = 'ocr' as const;
+  readonly independentReader = true;
+
+  constructor(
+    readonly first: DriftingNameOcr,
+    readonly independent: DriftingNameOcr,
+  ) {}
+
+  status() {
+    return this.first.status();
+  }
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  recognize(image: Buffer, signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
+    return (options?.reader === 'independent' ? this.independent : this.first).recognize(image, signal, options);
   }
 }
 
@@ -316,6 +340,41 @@ describe('the self-audit', () => {
       expect(status).toBe(200);
       expect(json.results[0].redactions).toBe(3);
       expect(await auditMetric(gateway, 'clean_after_retry')).toBe(1);
+    });
+  });
+
+  it('has the independent reader read only pages the first reader found clean: a datum the first reader reads again costs it no read', async () => {
+    const ocr = new TwoReaderOcr(new DriftingNameOcr(1), new DriftingNameOcr(0, 90, 0));
+    await withEngines({ ocr }, async (gateway) => {
+      const { status, json } = await post(gateway, [file(1, 'report1.png')]);
+      expect(status).toBe(200);
+      expect(json.results[0].redactions).toBe(2);
+      // The page's reading, then two audits by the first reader; the independent one read the second audit's page only.
+      expect([ocr.first.reads, ocr.independent.reads]).toEqual([3, 1]);
+      expect(await auditMetric(gateway, 'clean_after_retry')).toBe(1);
+    });
+  });
+
+  it('boxes a datum only the independent reader reads, and passes the page once both read it clean', async () => {
+    const ocr = new TwoReaderOcr(new DriftingNameOcr(0), new DriftingNameOcr(1, 90, 0));
+    await withEngines({ ocr }, async (gateway) => {
+      const { status, json } = await post(gateway, [file(1, 'report1.png')]);
+      expect(status).toBe(200);
+      expect(json.results[0].redactions).toBe(2);
+      expect([ocr.first.reads, ocr.independent.reads]).toEqual([3, 2]);
+      expect(await auditMetric(gateway, 'clean_after_retry')).toBe(1);
+    });
+  });
+
+  it('withholds a page whose datum only the independent reader still reads after every round', async () => {
+    const ocr = new TwoReaderOcr(new DriftingNameOcr(0), new DriftingNameOcr(99, 90, 0));
+    await withEngines({ ocr }, async (gateway) => {
+      const { status, json } = await post(gateway, [file(4, 'report1.png')]);
+      expect(status).toBe(422);
+      expect(json.error).toMatchObject({ kind: 'deidentification_failed', retryable: false });
+      expect(json.error.message).toMatch(/page 1: personal data \(name\) was still readable after 3 rounds of redaction/);
+      expect([ocr.first.reads, ocr.independent.reads]).toEqual([4, 3]);
+      expect(await readdir(join(gateway.dataDir, 'blobs'))).toEqual([]);
     });
   });
 

@@ -18,19 +18,25 @@ const MAX_UPSCALE = 3;
 /** Longer sides are scaled down to this: more pixels slow tesseract without reading better. */
 const MAX_SIDE = 3500;
 
-/** Upright greyscale PNG of one page, sized for OCR, its ruling lines erased when asked. */
+/**
+ * Upright greyscale PNG of one page, sized for OCR, its ruling lines erased when asked. The
+ * contrast is stretched on the smaller of the page and its resized copy: stretching measures the
+ * histogram over the whole image, and on an upscaled page that pass (and the resize under it)
+ * cost several times what the resize alone does.
+ */
 export async function normalizePage(page: Sharp, longestSide: number, eraseLines = false): Promise<Buffer> {
   const scale = longestSide < SMALL_SIDE ? Math.min(MAX_UPSCALE, UPSCALE_TARGET / longestSide) : Math.min(1, MAX_SIDE / longestSide);
   const target = Math.round(longestSide * scale);
-  const resized = scale === 1 ? page : page.resize(target, target, { fit: 'inside', kernel: 'lanczos3' });
-  const { data, info } = await resized
-    .rotate()
-    .flatten({ background: 'white' })
-    .greyscale()
-    .normalise()
-    .toColourspace('b-w')
-    .raw()
-    .toBuffer({ resolveWithObject: true });
+  const resize = (image: Sharp) => image.resize(target, target, { fit: 'inside', kernel: 'lanczos3' });
+  const stretch = (image: Sharp) =>
+    image.rotate().flatten({ background: 'white' }).greyscale().normalise().toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
+  let { data, info } = await stretch(scale < 1 ? resize(page) : page);
+  if (scale > 1) {
+    ({ data, info } = await resize(sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } }))
+      .toColourspace('b-w')
+      .raw()
+      .toBuffer({ resolveWithObject: true }));
+  }
   if (eraseLines) eraseRulingLines(data, info.width, info.height);
   return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
     .toColourspace('b-w')
@@ -57,55 +63,71 @@ const THICKNESS_SHARE = 1 / 400;
 export function eraseRulingLines(grey: Buffer, width: number, height: number): void {
   const longest = Math.max(width, height);
   const minRun = Math.max(MIN_RULE, Math.round(longest * RULE_SHARE));
-  const reach = Math.max(4, Math.round(longest * THICKNESS_SHARE));
-  const dark = (x: number, y: number) => x >= 0 && y >= 0 && x < width && y < height && grey[y * width + x]! < DARK;
-  const erase: number[] = [];
-  /**
-   * Along each line of pixels, `across` steps perpendicular to it: a line pixel is dark, in a
-   * dark stretch across at most twice `reach` thick. A run goes on through (and erases) dark pixels that are no
-   * line pixels for up to twice `reach` (where another line crosses), stops at the first light pixel (the
-   * gap between two characters whose strokes happen to align), and is erased when it spans at
-   * least `minRun`.
-   */
-  const scan = (lines: number, length: number, point: (line: number, step: number) => [number, number], across: [number, number]) => {
-    const [dx, dy] = across;
-    const onLine = (x: number, y: number) => {
-      if (!dark(x, y)) return false;
-      let thickness = 1;
-      for (let k = 1; thickness <= 2 * reach && dark(x - dx * k, y - dy * k); k++) thickness++;
-      for (let k = 1; thickness <= 2 * reach && dark(x + dx * k, y + dy * k); k++) thickness++;
-      return thickness <= 2 * reach;
-    };
-    for (let line = 0; line < lines; line++) {
-      let run: number[] = [];
-      let bridge: number[] = [];
-      let first = -1;
-      let last = -1;
-      const close = () => {
-        if (last - first + 1 >= minRun) erase.push(...run);
-        run = [];
-        bridge = [];
-        first = -1;
-      };
-      for (let step = 0; step < length; step++) {
-        const [x, y] = point(line, step);
-        if (onLine(x, y)) {
-          if (first < 0) first = step;
-          run.push(...bridge, y * width + x);
-          bridge = [];
-          last = step;
-        } else if (first >= 0 && dark(x, y) && step - last <= 2 * reach) {
-          bridge.push(y * width + x);
-        } else if (first >= 0) {
-          close();
-        }
+  const maxThickness = 2 * Math.max(4, Math.round(longest * THICKNESS_SHARE));
+  const dark = new Uint8Array(width * height);
+  for (let i = 0; i < dark.length; i++) dark[i] = grey[i]! < DARK ? 1 : 0;
+  const erase = new Uint8Array(width * height);
+  const rows: Lines = { count: height, length: width, start: (row) => row * width, stride: 1 };
+  const columns: Lines = { count: width, length: height, start: (column) => column, stride: width };
+  // A line pixel of a row is thin down its column, and one of a column thin along its row.
+  eraseRuns(rows, dark, thinStretches(columns, dark, maxThickness), erase, minRun, maxThickness);
+  eraseRuns(columns, dark, thinStretches(rows, dark, maxThickness), erase, minRun, maxThickness);
+  for (let i = 0; i < erase.length; i++) if (erase[i]) grey[i] = 255;
+}
+
+/** The rows or the columns of an image, as offsets into its pixels. */
+interface Lines {
+  count: number;
+  length: number;
+  start: (line: number) => number;
+  stride: number;
+}
+
+/** Dark pixels whose stretch of dark pixels along `lines` is at most `maxThickness` long. */
+function thinStretches(lines: Lines, dark: Uint8Array, maxThickness: number): Uint8Array {
+  const thin = new Uint8Array(dark.length);
+  for (let line = 0; line < lines.count; line++) {
+    const base = lines.start(line);
+    let step = 0;
+    while (step < lines.length) {
+      if (!dark[base + step * lines.stride]) {
+        step++;
+        continue;
       }
-      if (first >= 0) close();
+      const first = step;
+      while (step < lines.length && dark[base + step * lines.stride]) step++;
+      if (step - first <= maxThickness) for (let s = first; s < step; s++) thin[base + s * lines.stride] = 1;
     }
-  };
-  scan(height, width, (row, x) => [x, row], [0, 1]);
-  scan(width, height, (column, y) => [column, y], [1, 0]);
-  for (const index of erase) grey[index] = 255;
+  }
+  return thin;
+}
+
+/**
+ * Marks the runs of line pixels along `lines` that span at least `minRun`. A run goes on through
+ * dark pixels that are no line pixels for up to `maxThickness` (where another line crosses),
+ * stops at the first light pixel (the gap between two characters whose strokes happen to
+ * align), and covers every pixel from its first line pixel to its last.
+ */
+function eraseRuns(lines: Lines, dark: Uint8Array, thin: Uint8Array, erase: Uint8Array, minRun: number, maxThickness: number): void {
+  for (let line = 0; line < lines.count; line++) {
+    const base = lines.start(line);
+    let first = -1;
+    let last = -1;
+    const close = () => {
+      if (last - first + 1 >= minRun) for (let s = first; s <= last; s++) erase[base + s * lines.stride] = 1;
+      first = -1;
+    };
+    for (let step = 0; step < lines.length; step++) {
+      const pixel = base + step * lines.stride;
+      if (thin[pixel]) {
+        if (first < 0) first = step;
+        last = step;
+      } else if (first >= 0 && !(dark[pixel] && step - last <= maxThickness)) {
+        close();
+      }
+    }
+    if (first >= 0) close();
+  }
 }
 
 /** The page as tesseract should see it, and its scale against the page it came from. */

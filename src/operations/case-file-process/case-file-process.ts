@@ -11,7 +11,7 @@ import type { OcrPage } from '../../engines/types.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import type { SniffedMedia } from '../../platform/fetch/index.js';
 import type { OperationContext } from '../context.js';
-import { forEachFile, forEachPage, recognize, recognizeByEveryReader, withDocument } from '../documents.js';
+import { dataByEachReader, forEachFile, forEachPage, recognize, withDocument } from '../documents.js';
 import { refineWithLlm } from '../llm-calls.js';
 import { CLASSIFY_MAX_TOKENS, classifyAnswer, classifyMessages, mergeClassification } from './classify-llm.js';
 import { classifyByRules } from './classify.js';
@@ -74,7 +74,7 @@ async function deidentifyPage(
       reading,
       format,
       timed,
-      read: (image, rotation) => recognizeByEveryReader(image, context, rotation),
+      read: (image, rotation, dataIn) => dataByEachReader(image, context, rotation, dataIn),
     });
     context.deid.observer.audit(redacted.outcome);
     for (const [kind, count] of Object.entries(redacted.redactions)) context.deid.observer.redactions(kind, count);

@@ -3,7 +3,10 @@
  * encoded page exactly as it will be delivered and runs the same detectors on it. Data read
  * again outside the boxes is boxed too and audited again, for a bounded number of rounds; data
  * that still survives the last one fails the page (`deidentification_failed`), so an uncertain
- * file is withheld, never returned.
+ * file is withheld, never returned. A page is returned only when every reader read it, as
+ * delivered, without finding data: each round the readers read in turn, the first (cheap) one
+ * first, and the first that finds data ends the round, so the independent reader (several
+ * times slower) reads only pages the first reader found clean, each as delivered.
  * A solid box carries no information: the audit checks each box is solid in the encoded page,
  * whitens it for its own reading, and counts only data read mostly outside the boxes that the
  * first reading did not already read there as something else (see isReadBefore): paint changes
@@ -20,8 +23,11 @@ import { paintPage, pixelRect, type OutputFormat, type PixelRect } from './outpu
 
 export type DeidStage = 'ocr' | 'detect' | 'redact' | 'audit' | 'encode';
 
-/** Reads an image at a known turn with every reader the OCR engine has (the limiter and engine behind it). */
-export type ReadAt = (image: Buffer, rotation: OcrPage['rotation']) => Promise<OcrPage[]>;
+/**
+ * Reads an image at a known turn with each reader the OCR engine has in turn (the limiter and
+ * engine behind it): the data `dataIn` finds in the reading of the first reader that finds some.
+ */
+export type ReadAt = <T>(image: Buffer, rotation: OcrPage['rotation'], dataIn: (reading: OcrPage) => T[]) => Promise<T[]>;
 
 /** Runs a stage of the work, timing it. */
 export type Timed = <T>(stage: DeidStage, work: () => Promise<T>) => Promise<T>;
@@ -109,9 +115,8 @@ async function surviving(encoded: Buffer, painted: readonly Located[], readBefor
     for (let y = rect.top; y < rect.top + rect.height; y++) data.fill(255, y * info.width + rect.left, y * info.width + rect.left + rect.width);
   }
   const image = await sharp(data, { raw: info }).png({ compressionLevel: 1 }).toBuffer();
-  const readings = await work.read(image, work.reading.rotation);
   const frame = { width: info.width, height: info.height, readWidth: info.width, readHeight: info.height };
-  return readings.flatMap((reading) =>
+  return work.read(image, work.reading.rotation, (reading) =>
     locate(reading, frame, 'text').filter((item) => coveredShare(item.core, boxes) < COVERED && !isReadBefore(item, readBefore, boxes)),
   );
 }
