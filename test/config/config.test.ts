@@ -335,12 +335,13 @@ describe('LLM settings', () => {
 });
 
 describe('OCR settings', () => {
-  it('defaults to PP-OCR on the CPU with one worker per core on one thread each, tesseract chi_sim+eng from npm, and bounded pages', () => {
+  it('defaults to PP-OCR on the CPU with its recogniser in int8, one worker per core on one thread each, tesseract chi_sim+eng from npm, and bounded pages', () => {
     expect(loadConfig({}).ocr).toEqual({
       engine: 'ppocr',
       workers: availableParallelism(),
       threads: 1,
       device: 'cpu',
+      precision: 'int8',
       batch: 1,
       detectionMaxSide: 960,
       langs: ['chi_sim', 'eng'],
@@ -358,6 +359,11 @@ describe('OCR settings', () => {
   it('runs PP-OCR on CUDA only when OCR_DEVICE says so, and refuses an unknown device', () => {
     expect(loadConfig({ OCR_DEVICE: 'cuda' }).ocr.device).toBe('cuda');
     expect(() => loadConfig({ OCR_DEVICE: 'gpu' })).toThrow(/OCR_DEVICE/);
+  });
+
+  it('runs the recogniser in float when OCR_PRECISION=fp32, and refuses an unknown precision', () => {
+    expect(loadConfig({ OCR_PRECISION: 'fp32' }).ocr.precision).toBe('fp32');
+    expect(() => loadConfig({ OCR_PRECISION: 'int4' })).toThrow(/OCR_PRECISION/);
   });
 
   it('runs as many pages at once as there are workers unless OCR_MAX_RUNNING says otherwise', () => {
