@@ -125,8 +125,9 @@ export class PpOcrEngine implements OcrEngine {
   private async load(): Promise<void> {
     const missing = await firstMissing(Object.values(this.files));
     if (missing) return this.fail('unavailable', `PP-OCR model file not found: ${missing} (reinstall the npm packages: npm install)`);
-    this.model = await modelLabel(this.files);
-    const quantization = await this.quantization();
+    const hashes = await fileHashes(this.files);
+    this.model = modelLabel(hashes);
+    const quantization = this.quantization(hashes.recogniser);
     if (this.closed) return;
     this.recogniserPrecision = quantization ? 'int8' : 'fp32';
     const config: WorkerConfig = { files: this.files, settings: pipelineSettings(this.settings), ...(quantization ? { quantization } : {}) };
@@ -145,9 +146,9 @@ export class PpOcrEngine implements OcrEngine {
   }
 
   /** The recogniser's quantization when int8 is asked for and can be had: on the CPU, for the recogniser calibrated. */
-  private async quantization(): Promise<Quantization | undefined> {
+  private quantization(recogniserSha256: string): Quantization | undefined {
     if (this.settings.precision !== 'int8' || this.settings.device !== 'cpu') return undefined;
-    const quantization = quantizationFor(await sha256OfFile(this.files.recogniser));
+    const quantization = quantizationFor(recogniserSha256);
     if (!quantization) this.logger?.warn({ engine: 'ocr' }, 'the PP-OCR recogniser file is not the one calibrated for int8: it runs in fp32');
     return quantization;
   }
@@ -190,8 +191,16 @@ async function firstMissing(paths: string[]): Promise<string | undefined> {
   return undefined;
 }
 
+/** Each model file's sha256. */
+type ModelHashes = Record<keyof PpOcrModelFiles, string>;
+
+async function fileHashes(files: PpOcrModelFiles): Promise<ModelHashes> {
+  const [detector, classifier, recogniser, alphabet] = await Promise.all([files.detector, files.classifier, files.recogniser, files.alphabet].map(sha256OfFile));
+  return { detector: detector!, classifier: classifier!, recogniser: recogniser!, alphabet: alphabet! };
+}
+
 /** `PP-OCRv4@<first 12 hex of the sha256 of the four files' hashes>`: changes when any file does. */
-async function modelLabel(files: PpOcrModelFiles): Promise<string> {
-  const hashes = await Promise.all([files.detector, files.classifier, files.recogniser, files.alphabet].map(sha256OfFile));
-  return `PP-OCRv4@${createHash('sha256').update(hashes.join('\n')).digest('hex').slice(0, 12)}`;
+function modelLabel(hashes: ModelHashes): string {
+  const joined = [hashes.detector, hashes.classifier, hashes.recogniser, hashes.alphabet].join('\n');
+  return `PP-OCRv4@${createHash('sha256').update(joined).digest('hex').slice(0, 12)}`;
 }

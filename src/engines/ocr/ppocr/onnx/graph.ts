@@ -91,9 +91,8 @@ export class OnnxGraph {
   /** Imports version `version` of the default operator set instead (the caller makes the nodes fit it). */
   setOpsetVersion(version: number): void {
     const opset = bytesField(MODEL_OPSET_IMPORT, writeFields([stringField(OPSET_DOMAIN, ''), varintField(OPSET_VERSION, version)]));
-    const others = this.modelFields.filter((f) => !importsDefaultOpset(f));
-    const graphAt = others.findIndex((f) => f.number === MODEL_GRAPH);
-    this.modelFields = [...others.slice(0, graphAt + 1), opset, ...others.slice(graphAt + 1)];
+    // Protocol Buffers fields may come in any order.
+    this.modelFields = [...this.modelFields.filter((f) => !importsDefaultOpset(f)), opset];
   }
 
   /** The names of the graph's outputs, in order. */
@@ -165,9 +164,10 @@ export class OnnxGraph {
 
   /** A name no value of the graph has yet. */
   freshName(base: string): string {
-    const taken = new Set(this.nodes.flatMap((node) => node.outputs));
+    // A scan per candidate, not a set of every name per call: rewrites ask for hundreds of names.
+    const taken = (name: string) => this.nodes.some((node) => node.outputs.includes(name));
     let i = 0;
-    while (taken.has(`${base}.${i}`)) i++;
+    while (taken(`${base}.${i}`)) i++;
     return `${base}.${i}`;
   }
 }

@@ -119,11 +119,12 @@ function integerWeights(graph: OnnxGraph, weightName: string, biasName: string |
   const weights = new Int8Array(weight.values.length);
   const biases = new Int32Array(channels);
   for (let c = 0; c < channels; c++) {
-    const values = weight.values.subarray(c * perChannel, (c + 1) * perChannel);
-    const largest = values.reduce((max, v) => Math.max(max, Math.abs(v)), 0);
+    const [from, to] = [c * perChannel, (c + 1) * perChannel];
+    let largest = 0;
+    for (let i = from; i < to; i++) largest = Math.max(largest, Math.abs(weight.values[i]!));
     const scale = largest > 0 ? largest / levels : 1;
     scales[c] = scale;
-    values.forEach((v, i) => (weights[c * perChannel + i] = Math.round(v / scale)));
+    for (let i = from; i < to; i++) weights[i] = Math.round(weight.values[i]! / scale);
     biases[c] = Math.round((bias?.[c] ?? 0) / (inputScale * scale));
   }
   const names = {
