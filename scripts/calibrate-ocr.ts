@@ -19,13 +19,15 @@ import ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { sha256OfFile } from '../src/platform/models/checksums.js';
 import { DETECTION_DEFAULTS } from '../src/engines/ocr/ppocr/detect.js';
-import { packagedModelFiles } from '../src/engines/ocr/ppocr/models.js';
-import { BEST_CLASS, withBestPath } from '../src/engines/ocr/ppocr/onnx/best-path.js';
+import { packagedModelFiles, readAlphabet } from '../src/engines/ocr/ppocr/models.js';
+import { decodeCtc } from '../src/engines/ocr/ppocr/ctc.js';
+import { BEST_CLASS, BEST_PROBABILITY, withBestPath } from '../src/engines/ocr/ppocr/onnx/best-path.js';
 import { OnnxGraph } from '../src/engines/ocr/ppocr/onnx/graph.js';
 import { denseConvolutions, quantizeConvolutions, tensorsToCalibrate, withOutputs, type Calibration } from '../src/engines/ocr/ppocr/onnx/quantize.js';
 import { simplifyModel } from '../src/engines/ocr/ppocr/onnx/simplify.js';
 import { loadModels, readPage } from '../src/engines/ocr/ppocr/pipeline.js';
 import { exactInt8DotProducts } from '../src/platform/cpu.js';
+import { editDistance } from '../test/support/error-rates.js';
 import { fixturePath } from '../test/support/paths.js';
 
 const RANGE_PERCENTILE = 0.9999;
@@ -101,38 +103,21 @@ async function measureRanges(model: Uint8Array, crops: ort.Tensor[]): Promise<Re
   );
 }
 
-/** What greedy CTC reads from each line: classes with repeats merged and blanks dropped. */
-async function readings(model: Uint8Array, crops: ort.Tensor[]): Promise<number[][]> {
+/** What greedy CTC reads from each line, character by character. */
+async function readings(model: Uint8Array, crops: ort.Tensor[], alphabet: readonly string[]): Promise<string[][]> {
   const session = await ort.InferenceSession.create(withBestPath(model), { intraOpNumThreads: 2 });
-  const result: number[][] = [];
+  const result: string[][] = [];
   for (const crop of crops) {
-    const classes = (await session.run({ [session.inputNames[0]!]: crop }, [BEST_CLASS]))[BEST_CLASS]!.data as BigInt64Array;
-    const read: number[] = [];
-    classes.forEach((c, t) => {
-      if (c !== 0n && c !== classes[t - 1]) read.push(Number(c));
-    });
-    result.push(read);
+    const output = await session.run({ [session.inputNames[0]!]: crop }, [BEST_CLASS, BEST_PROBABILITY]);
+    const chars = decodeCtc(output[BEST_CLASS]!.data as BigInt64Array, output[BEST_PROBABILITY]!.data as Float32Array, alphabet);
+    result.push(chars.map((c) => c.char));
   }
   await session.release();
   return result;
 }
 
-function editDistance(a: readonly number[], b: readonly number[]): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(above + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length]!;
-}
-
-const changedShare = (read: number[][], reference: number[][]) =>
-  read.reduce((sum, line, i) => sum + editDistance(line, reference[i]!), 0) / Math.max(1, reference.reduce((sum, line) => sum + line.length, 0));
+const changedShare = (read: string[][], reference: string[][]) =>
+  read.reduce((sum, line, i) => sum + editDistance(reference[i]!, line), 0) / Math.max(1, reference.reduce((sum, line) => sum + line.length, 0));
 
 interface Table {
   modelSha256: string;
@@ -165,17 +150,18 @@ async function main(): Promise<void> {
   const crops = await lineCrops(pages);
   console.log(`${pages.length} calibration pages, ${crops.length} lines`);
   const ranges = await measureRanges(model, crops);
-  const reference = await readings(model, crops);
+  const alphabet = await readAlphabet(files.alphabet);
+  const reference = await readings(model, crops, alphabet);
   const levels = exactInt8DotProducts() ? 127 : 63;
   const keepFloat: string[] = [];
   for (const conv of denseConvolutions(OnnxGraph.parse(model))) {
     const [input, output] = [conv.inputs[0]!, conv.outputs[0]!];
     const alone: Calibration = { ranges: { [input]: ranges[input]!, [output]: ranges[output]! }, keepFloat: [] };
-    const changed = changedShare(await readings(quantizeConvolutions(model, alone, levels), crops), reference);
+    const changed = changedShare(await readings(quantizeConvolutions(model, alone, levels), crops, alphabet), reference);
     console.log(`${output.padEnd(24)} ${(100 * changed).toFixed(2)}% of characters changed`);
     if (changed > KEEP_FLOAT_ABOVE) keepFloat.push(output);
   }
-  const all = changedShare(await readings(quantizeConvolutions(model, { ranges, keepFloat }, levels), crops), reference);
+  const all = changedShare(await readings(quantizeConvolutions(model, { ranges, keepFloat }, levels), crops, alphabet), reference);
   console.log(`kept in float: ${keepFloat.length}; all the others in int8: ${(100 * all).toFixed(2)}% of characters changed`);
   const table: Table = {
     modelSha256: await sha256OfFile(files.recogniser),
