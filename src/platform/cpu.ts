@@ -4,19 +4,14 @@
  */
 import { readFileSync } from 'node:fs';
 
-let flags: Set<string> | undefined;
-
 function cpuFlags(): Set<string> {
-  if (!flags) {
-    let info = '';
-    try {
-      info = readFileSync('/proc/cpuinfo', 'utf8');
-    } catch {
-      // Not Linux: no flags known.
-    }
-    flags = new Set(/^flags\s*:(.*)$/m.exec(info)?.[1]?.trim().split(/\s+/) ?? []);
+  let info = '';
+  try {
+    info = readFileSync('/proc/cpuinfo', 'utf8');
+  } catch {
+    // Not Linux: no flags known.
   }
-  return flags;
+  return new Set(/^flags\s*:(.*)$/m.exec(info)?.[1]?.trim().split(/\s+/) ?? []);
 }
 
 /**

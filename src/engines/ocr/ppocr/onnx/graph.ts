@@ -220,7 +220,7 @@ export const stringAttribute = (node: OnnxNode, name: string): string | undefine
 
 export const intAttribute = (node: OnnxNode, name: string): number | undefined => {
   const value = attribute(node, name)?.find((f) => f.number === ATTRIBUTE_INT);
-  return value ? Number(BigInt.asIntN(64, asInteger(value))) : undefined;
+  return value ? signedInteger(value) : undefined;
 };
 
 /** An ints attribute (packed or not), or undefined. */
@@ -251,9 +251,12 @@ function rawConstantNode(name: string, { dims, elementType, raw }: RawTensor): O
 
 /** A repeated int64 field's values, packed or one per field. */
 function integers(field: Field): number[] {
-  if (field.type === WireType.Varint) return [Number(BigInt.asIntN(64, asInteger(field)))];
-  return readFields(prefixEach(asBytes(field))).map((f) => Number(BigInt.asIntN(64, asInteger(f))));
+  if (field.type === WireType.Varint) return [signedInteger(field)];
+  return readFields(prefixEach(asBytes(field))).map(signedInteger);
 }
+
+/** An int64 varint's value: negative ones are written as their 64-bit two's complement. */
+const signedInteger = (field: Field) => Number(BigInt.asIntN(64, asInteger(field)));
 
 /** Packed varints, each given a field key, so the field reader can walk them. */
 function prefixEach(packed: Uint8Array): Uint8Array {
