@@ -59,8 +59,9 @@ const pixelBox = z.object({ x0: z.number(), y0: z.number(), x1: z.number(), y1: 
 const recognizedPage = z.object({
   width: z.number().int().meta({ description: 'Pixels of the page as read: the image turned upright' }),
   height: z.number().int(),
-  rotation: z.union([z.literal(0), z.literal(90), z.literal(180), z.literal(270)]).meta({
-    description: 'Degrees clockwise the image was turned to read it upright; boxes are in the turned image',
+  rotation: z.number().min(0).lt(360).meta({
+    description:
+      'Degrees clockwise the image was turned about its centre to read it straight and upright (any angle for a photo taken askew), onto a canvas grown to hold it; boxes are in the turned image',
   }),
   lines: z.array(z.object({ text: z.string(), box: pixelBox })),
 });

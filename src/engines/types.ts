@@ -34,19 +34,28 @@ export interface LlmEngine extends Engine {
   contextTokens(): number;
 }
 
+/** An axis-aligned box, in pixels of the image it was read in. */
+export interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
 export interface OcrWord {
   text: string;
   confidence: number;
-  box: { x0: number; y0: number; x1: number; y1: number };
+  box: Box;
   /** Index of the word's line in the page's `text` (its n-th non-empty line), for layout rules. */
   line: number;
   /** One box per code point of `text`, when the reader places characters (PP-OCR does, from its CTC steps). */
-  chars?: Array<OcrWord['box']>;
+  chars?: Box[];
 }
 
 /**
  * One recognised page. Boxes are in pixels of the page image as it was read: the input image
- * turned `rotation` degrees clockwise (upright), then deskewed by `deskewRadians` about its
+ * turned `rotation` degrees clockwise about its centre, onto a canvas grown to hold it whole
+ * (straightened and upright; see ocr/plane.ts), then deskewed by `deskewRadians` about its
  * centre (tesseract's own small correction); `width`/`height` are of the turned image.
  * Chinese boxes can be a dozen pixels off, so redaction pads them.
  */
@@ -59,12 +68,13 @@ export interface OcrPage {
   confidence: number;
   /** Text lines the reader found but read too poorly to keep (they are not in `words`). */
   illegibleLines?: number;
-  rotation: 0 | 90 | 180 | 270;
+  /** Degrees clockwise, 0 to 360: any angle for a photo taken askew, a quarter turn for a scan. */
+  rotation: number;
   deskewRadians: number;
 }
 
 export interface RecognizeOptions {
-  /** Read the image turned this much (known from an earlier reading) instead of finding its orientation. */
+  /** Read the image turned this many degrees clockwise (known from an earlier reading) instead of finding how it lies. */
   rotation?: OcrPage['rotation'];
   /**
    * `independent`: the second reader, a different OCR engine from the first, for the

@@ -11,7 +11,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { ExpectedHash } from '../model-version.js';
 import type { EngineState, EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../types.js';
 import { pageFromBlocks, type TesseractBlock } from './layout.js';
-import { readTurned, readUpright, type Rotation } from './orientation.js';
+import { readTurned, readUpright } from './orientation.js';
 import { prepareForTesseract, scaledPage } from './prepare.js';
 import { WorkerPool } from './pool.js';
 import { languagesProblem, languagesVersion, linkLanguages, locateLanguages, type LanguageFiles } from './traineddata.js';
@@ -112,9 +112,9 @@ export class TesseractOcrEngine implements OcrEngine {
     if (this.state !== 'ready' || !pool) {
       return Promise.reject(new GatewayError('engine_unavailable', `the ocr engine is ${this.state}`));
     }
-    const read = (input: Buffer, rotation: Rotation) =>
+    const read = (input: Buffer, rotation: number) =>
       pool.use(signal, async (worker) => {
-        const turned = rotation ? await sharp(input).rotate(rotation).png().toBuffer() : input;
+        const turned = rotation ? await sharp(input).rotate(rotation, { background: '#ffffff' }).png().toBuffer() : input;
         const { data } = await worker.recognize(turned, { rotateAuto: true }, { text: false, blocks: true });
         const { width, height } = await sharp(turned).metadata();
         return {

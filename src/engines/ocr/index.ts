@@ -11,6 +11,7 @@ export { TesseractOcrEngine, createTesseractEngine } from './engine.js';
 export type { OcrSettings } from './engine.js';
 export { PpOcrEngine } from './ppocr/engine.js';
 export { boxOfChars, joinLine, removeCjkSpaces } from './layout.js';
+export { boundingBox, insideQuad, pointInQuad, quadOf, unturnPoint, type Box, type Point, type Quad, type Size } from './plane.js';
 
 /**
  * The OCR engine `settings.engine` names, with tesseract.js as its independent second reader (or

@@ -7,11 +7,11 @@
  */
 import sharp from 'sharp';
 import type { OcrPage } from '../types.js';
+import type { QuarterTurn } from './plane.js';
 
-export type Rotation = OcrPage['rotation'];
 
-/** Reads the image turned clockwise by `rotation`. */
-export type ReadTurned = (image: Buffer, rotation: Rotation) => Promise<OcrPage>;
+/** Reads the image turned clockwise by `rotation` degrees. */
+export type ReadTurned = (image: Buffer, rotation: number) => Promise<OcrPage>;
 
 /**
  * Mean confidence at which a reading is taken as upright without trying other turns. Measured:
@@ -21,7 +21,7 @@ export const UPRIGHT_CONFIDENCE = 45;
 /** A turn must beat the page as it comes by this much on the probe to be taken. */
 const TURN_MARGIN = 15;
 const PROBE_SIDE = 1000;
-const TURNS: readonly Rotation[] = [90, 180, 270];
+const TURNS: readonly QuarterTurn[] = [90, 180, 270];
 
 /**
  * Speckled scans read as nothing until a median filter removes the speckle: on the noisy
@@ -33,7 +33,7 @@ async function denoised(image: Buffer): Promise<Buffer> {
 }
 
 /** The image read at a turn already known (a page read before), denoised too when that reads poorly. */
-export async function readTurned(image: Buffer, rotation: Rotation, read: ReadTurned): Promise<OcrPage> {
+export async function readTurned(image: Buffer, rotation: number, read: ReadTurned): Promise<OcrPage> {
   const asIs = await read(image, rotation);
   if (asIs.confidence >= UPRIGHT_CONFIDENCE) return asIs;
   const clean = await read(await denoised(image), rotation);
@@ -55,7 +55,7 @@ export async function readUpright(image: Buffer, read: ReadTurned): Promise<OcrP
   // The page as it comes is compared by its full-size reading: downscaling to the probe changes
   // confidence by a few points at most, far less than the margin, and saves a read.
   const baseline = reading.confidence;
-  let best: { rotation: Rotation; reading?: OcrPage; confidence: number } = { rotation: 0, confidence: baseline };
+  let best: { rotation: QuarterTurn; reading?: OcrPage; confidence: number } = { rotation: 0, confidence: baseline };
   for (const rotation of TURNS) {
     const turnedReading = await read(probe, rotation);
     if (turnedReading.confidence > best.confidence) best = { rotation, reading: turnedReading, confidence: turnedReading.confidence };

@@ -5,6 +5,7 @@
  * frame of the image it was sent.
  */
 import sharp, { type Sharp } from 'sharp';
+import { lightEvenly } from './lighting.js';
 import type { OcrPage } from '../types.js';
 
 /**
@@ -19,17 +20,24 @@ const MAX_UPSCALE = 3;
 const MAX_SIDE = 3500;
 
 /**
- * Upright greyscale PNG of one page, sized for OCR, its ruling lines erased when asked. The
- * contrast is stretched on the smaller of the page and its resized copy: stretching measures the
- * histogram over the whole image, and on an upscaled page that pass (and the resize under it)
- * cost several times what the resize alone does.
+ * Upright greyscale PNG of one page, sized for OCR, its ruling lines erased when asked. The page
+ * is lit evenly (see lighting.ts), then its contrast stretched, on the smaller of the page and
+ * its resized copy: both measure the whole image, and on an upscaled page those passes (and the
+ * resize under them) cost several times what the resize alone does.
  */
 export async function normalizePage(page: Sharp, longestSide: number, eraseLines = false): Promise<Buffer> {
   const scale = longestSide < SMALL_SIDE ? Math.min(MAX_UPSCALE, UPSCALE_TARGET / longestSide) : Math.min(1, MAX_SIDE / longestSide);
   const target = Math.round(longestSide * scale);
   const resize = (image: Sharp) => image.resize(target, target, { fit: 'inside', kernel: 'lanczos3' });
-  const stretch = (image: Sharp) =>
-    image.rotate().flatten({ background: 'white' }).greyscale().normalise().toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
+  const stretch = async (image: Sharp) => {
+    const grey = await image.rotate().flatten({ background: 'white' }).greyscale().toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
+    await lightEvenly(grey.data, grey.info.width, grey.info.height, 1);
+    return sharp(grey.data, { raw: { width: grey.info.width, height: grey.info.height, channels: 1 } })
+      .normalise()
+      .toColourspace('b-w')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+  };
   let { data, info } = await stretch(scale < 1 ? resize(page) : page);
   if (scale > 1) {
     ({ data, info } = await resize(sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } }))

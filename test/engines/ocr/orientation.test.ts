@@ -1,15 +1,16 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { readUpright, type Rotation } from '../../../src/engines/ocr/orientation.js';
+import { readUpright } from '../../../src/engines/ocr/orientation.js';
+import type { QuarterTurn } from '../../../src/engines/ocr/plane.js';
 import type { OcrPage } from '../../../src/engines/types.js';
 
 /** A reader whose confidence depends only on the turn, recording every read. */
-function reader(confidenceByTurn: Record<Rotation, number>) {
-  const reads: Array<{ rotation: Rotation; width: number }> = [];
-  const read = async (image: Buffer, rotation: Rotation): Promise<OcrPage> => {
+function reader(confidenceByTurn: Record<QuarterTurn, number>) {
+  const reads: Array<{ rotation: number; width: number }> = [];
+  const read = async (image: Buffer, rotation: number): Promise<OcrPage> => {
     const { width = 0 } = await sharp(image).metadata();
     reads.push({ rotation, width });
-    const confidence = confidenceByTurn[rotation];
+    const confidence = confidenceByTurn[rotation as QuarterTurn];
     return { text: `turn ${rotation}`, words: [], width, height: 10, confidence, rotation, deskewRadians: 0 };
   };
   return { read, reads };

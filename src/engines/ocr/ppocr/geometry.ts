@@ -1,17 +1,11 @@
 /**
  * Plane geometry of the PP-OCR pipeline: the rotated minimum-area rectangle of a text region
  * (convex hull, then rotating calipers), its unclip (the DB detector's shrunk kernels grown back
- * to the text's extent), the homography that maps an upright crop onto the rectangle in the page,
- * and quarter turns of points.
+ * to the text's extent), and the homography that maps an upright crop onto the rectangle in the page.
  */
+import type { Point, Quad } from '../plane.js';
 
-export interface Point {
-  x: number;
-  y: number;
-}
-
-/** Four corners in order: top-left, top-right, bottom-right, bottom-left of the text line. */
-export type Quad = [Point, Point, Point, Point];
+export type { Point, Quad } from '../plane.js';
 
 export interface RotatedRect {
   center: Point;
@@ -174,35 +168,3 @@ export const rectQuad = (width: number, height: number): Quad => [
 ];
 
 export const distance = (a: Point, b: Point) => Math.hypot(a.x - b.x, a.y - b.y);
-
-/**
- * Where a point of an image `width` × `height` lands once the image is turned `turn` degrees
- * clockwise (a quarter turn swaps the sides).
- */
-export function turnPoint(p: Point, turn: 0 | 90 | 180 | 270, width: number, height: number): Point {
-  switch (turn) {
-    case 0:
-      return p;
-    case 90:
-      return { x: height - p.y, y: p.x };
-    case 180:
-      return { x: width - p.x, y: height - p.y };
-    case 270:
-      return { x: p.y, y: width - p.x };
-  }
-}
-
-/** The axis-aligned box around points. */
-export function boundingBox(points: readonly Point[]): { x0: number; y0: number; x1: number; y1: number } {
-  let x0 = Infinity;
-  let y0 = Infinity;
-  let x1 = -Infinity;
-  let y1 = -Infinity;
-  for (const { x, y } of points) {
-    x0 = Math.min(x0, x);
-    y0 = Math.min(y0, y);
-    x1 = Math.max(x1, x);
-    y1 = Math.max(y1, y);
-  }
-  return { x0, y0, x1, y1 };
-}

@@ -3,12 +3,8 @@
  * of the page along its quad and straightened to a given size (a perspective warp, bilinear).
  */
 import sharp from 'sharp';
+import { lightEvenly } from '../lighting.js';
 import { homography, rectQuad, type Quad } from './geometry.js';
-
-/** The blur that estimates the page's brightness, as a share of its longest side. */
-const FLAT_FIELD_SIGMA = 1 / 96;
-/** Backgrounds darker than this are not brightened further (a black margin stays black). */
-const DARKEST_BACKGROUND = 32;
 
 export interface RgbImage {
   /** width × height × 3 bytes, row by row. */
@@ -17,10 +13,14 @@ export interface RgbImage {
   height: number;
 }
 
-/** Any image sharp reads (the pages come as PNG), as RGB, with a white margin of `margin` px all round. */
-export async function decodeRgb(bytes: Uint8Array, margin = 0): Promise<RgbImage> {
+/**
+ * Any image sharp reads (the pages come as PNG), as RGB, turned `turn` degrees clockwise (onto a
+ * white canvas grown to hold it), with a white margin of `margin` px all round.
+ */
+export async function decodeRgb(bytes: Uint8Array, margin = 0, turn = 0): Promise<RgbImage> {
   const { data, info } = await sharp(bytes)
     .removeAlpha()
+    .rotate(turn, { background: '#ffffff' })
     .extend({ top: margin, bottom: margin, left: margin, right: margin, background: '#ffffff' })
     .toColourspace('srgb')
     .raw()
@@ -42,15 +42,7 @@ export async function detectorView(image: RgbImage, width: number, height: numbe
     .raw()
     .toBuffer();
   const data = despeckle(resized, width, height);
-  const background = await sharp(data, { raw: { width, height, channels: 3 } })
-    .greyscale()
-    .blur(Math.max(width, height) * FLAT_FIELD_SIGMA)
-    .raw()
-    .toBuffer();
-  for (let i = 0; i < width * height; i++) {
-    const gain = 255 / Math.max(DARKEST_BACKGROUND, background[i]!);
-    for (let c = 0; c < 3; c++) data[i * 3 + c] = Math.min(255, data[i * 3 + c]! * gain);
-  }
+  await lightEvenly(data, width, height, 3);
   return { data, width, height };
 }
 

@@ -6,12 +6,21 @@
  * runs of a line, each with one box per character.
  */
 import type { OcrPage, OcrWord } from '../../types.js';
-import { boundingBox, distance, homography, project, rectQuad, turnPoint, type Point } from './geometry.js';
+import { boundingBox, normalDegrees, turnPoint, type Box, type Point, type Size } from '../plane.js';
+import { distance, homography, project, rectQuad } from './geometry.js';
 import { RECOGNISER_HEIGHT, type LineReading } from './recognize.js';
 
-export type Rotation = OcrPage['rotation'];
-
-type Box = OcrWord['box'];
+/** The page the lines were read from, and how it is turned to stand straight and upright. */
+export interface ReadFrame {
+  /** The page as sent, without the margin it was read with. */
+  source: Size;
+  /** White added all round the page before it was read. */
+  margin: number;
+  /** Degrees clockwise the page is turned (straightened, then a quarter turn). */
+  rotation: number;
+  /** The size of the turned page: the frame of the OcrPage. */
+  upright: Size;
+}
 
 interface PlacedChar {
   char: string;
@@ -130,13 +139,11 @@ function wordsOf(line: PlacedLine, lineIndex: number): OcrWord[] {
   return words;
 }
 
-/**
- * The page in the frame turned `rotation` degrees clockwise from the image as read
- * (`width` × `height` before the turn, read with `margin` px of white added all round).
- */
-export function assemblePage(readings: LineReading[], rotation: Rotation, width: number, height: number, margin = 0): OcrPage {
+/** The page read from its lines (read in the page as sent), in the frame of the page turned straight and upright. */
+export function assemblePage(readings: LineReading[], frame: ReadFrame): OcrPage {
+  const { source, margin, rotation, upright } = frame;
   const turn = (p: Point) =>
-    turnPoint({ x: Math.min(width, Math.max(0, p.x - margin)), y: Math.min(height, Math.max(0, p.y - margin)) }, rotation, width, height);
+    turnPoint({ x: Math.min(source.width, Math.max(0, p.x - margin)), y: Math.min(source.height, Math.max(0, p.y - margin)) }, rotation, source, upright);
   const legible = readings.filter((reading) => meanProbability(reading) >= DROP_PROBABILITY);
   const illegible = readings.filter((reading) => reading.chars.length > 0 && meanProbability(reading) < DROP_PROBABILITY);
   const placed = legible
@@ -158,15 +165,14 @@ export function assemblePage(readings: LineReading[], rotation: Rotation, width:
   ];
   const charCount = weighted.reduce((sum, item) => sum + item.chars, 0);
   const confidence = charCount === 0 ? 0 : weighted.reduce((sum, item) => sum + item.confidence * item.chars, 0) / charCount;
-  const turned = rotation === 90 || rotation === 270;
   return {
     text: texts.join('\n'),
     words,
-    width: turned ? height : width,
-    height: turned ? width : height,
+    width: upright.width,
+    height: upright.height,
     confidence: Math.round(confidence),
     illegibleLines: illegible.length,
-    rotation,
+    rotation: normalDegrees(rotation),
     deskewRadians: 0,
   };
 }

@@ -23,11 +23,11 @@ const CLASSIFIER_WIDTH = 192;
  * the same CER and identifiers read as at 320.
  */
 const MIN_RECOGNISER_WIDTH = 2 * RECOGNISER_HEIGHT;
-/** Above this probability the classifier's "upside down" is believed. */
+/** Above this probability the classifier's "upside down" is a vote for it. */
 const FLIP_PROBABILITY = 0.9;
 
 export interface LineReading {
-  /** The quad as read: turned half round when the classifier found the line upside down. */
+  /** The quad as read: from the corner its first character stands at. */
   quad: Quad;
   chars: DecodedChar[];
   /** Pixels of the crop as the recogniser saw it, per CTC time step. */
@@ -38,8 +38,6 @@ export interface LineReading {
 
 const lineLength = (quad: Quad) => distance(quad[0], quad[1]);
 const lineThickness = (quad: Quad) => distance(quad[0], quad[3]);
-/** The same line read from its other end: a half turn. */
-const turnedHalf = (quad: Quad): Quad => [quad[2], quad[3], quad[0], quad[1]];
 
 const widthAtHeight = (quad: Quad) => Math.max(1, Math.ceil((RECOGNISER_HEIGHT * lineLength(quad)) / Math.max(1, lineThickness(quad))));
 
@@ -59,7 +57,7 @@ function cropBatch(image: RgbImage, quads: readonly Quad[], width: number, makeT
 }
 
 /** For each quad, the probability that its crop is upside down. */
-async function upsideDown(session: InferenceSession, image: RgbImage, quads: readonly Quad[], batchSize: number, makeTensor: MakeTensor, signal: AbortSignal): Promise<number[]> {
+export async function upsideDown(session: InferenceSession, image: RgbImage, quads: readonly Quad[], batchSize: number, makeTensor: MakeTensor, signal: AbortSignal): Promise<number[]> {
   const result = new Array<number>(quads.length).fill(0);
   for (const batch of batches(quads, batchSize)) {
     signal.throwIfAborted();
@@ -71,24 +69,41 @@ async function upsideDown(session: InferenceSession, image: RgbImage, quads: rea
   return result;
 }
 
-/** Reads each line, turning those the classifier finds upside down; stops before a model call once `signal` aborts. */
+/**
+ * Whether most of the page's text (by line length) stands upside down, by the classifier's
+ * verdict on each line (`flips`, from upsideDown). A page's text stands one way: its lines are
+ * read all one way round, as most of them stand, so a short line the classifier misjudges (a
+ * name in its cell) is read the right way up all the same.
+ */
+export function mostlyUpsideDown(quads: readonly Quad[], flips: readonly number[]): boolean {
+  let flipped = 0;
+  let total = 0;
+  quads.forEach((quad, i) => {
+    total += lineLength(quad);
+    if (flips[i]! > FLIP_PROBABILITY) flipped += lineLength(quad);
+  });
+  return flipped > total / 2;
+}
+
+/** The same line read from its other end: a half turn. */
+export const turnedHalf = (quad: Quad): Quad => [quad[2], quad[3], quad[0], quad[1]];
+
+/** Reads each line along its quad, from its first corner; stops before a model call once `signal` aborts. */
 export async function readLines(
-  sessions: { classifier: InferenceSession; recogniser: InferenceSession },
+  recogniser: InferenceSession,
   image: RgbImage,
-  quads: readonly Quad[],
+  upright: readonly Quad[],
   alphabet: readonly string[],
   batchSize: number,
   makeTensor: MakeTensor,
   signal: AbortSignal,
 ): Promise<LineReading[]> {
-  const flips = await upsideDown(sessions.classifier, image, quads, batchSize, makeTensor, signal);
-  const upright = quads.map((quad, i) => (flips[i]! > FLIP_PROBABILITY ? turnedHalf(quad) : quad));
   const readings = new Array<LineReading>(upright.length);
   for (const batch of batches(upright, batchSize)) {
     signal.throwIfAborted();
     const batchQuads = batch.map((i) => upright[i]!);
     const width = Math.max(MIN_RECOGNISER_WIDTH, ...batchQuads.map(widthAtHeight));
-    const output = await sessions.recogniser.run({ [sessions.recogniser.inputNames[0]!]: cropBatch(image, batchQuads, width, makeTensor) }, [BEST_CLASS, BEST_PROBABILITY]);
+    const output = await recogniser.run({ [recogniser.inputNames[0]!]: cropBatch(image, batchQuads, width, makeTensor) }, [BEST_CLASS, BEST_PROBABILITY]);
     const bestClass = output[BEST_CLASS]!;
     const steps = bestClass.dims[1] ?? 0;
     const classes = bestClass.data as BigInt64Array;

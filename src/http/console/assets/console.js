@@ -314,18 +314,17 @@ function failure(error) {
 
 const LINE_COLOUR = '#d00000';
 
-/** The page turned upright as it was read, each recognised line boxed. */
+/** The page turned straight and upright as it was read, each recognised line boxed. */
 async function pageWithLines(source, page) {
   const image = new Image();
   image.src = source;
   await image.decode();
   const canvas = h('canvas', { class: 'page', width: page.width, height: page.height, role: 'img', 'aria-label': t('linesRead'), 'data-lines': page.lines.length });
   const context = canvas.getContext('2d');
-  const sideways = page.rotation % 180 !== 0;
+  // The image turned about its centre by the reading's angle (any angle for a photo taken askew).
   context.translate(page.width / 2, page.height / 2);
   context.rotate((page.rotation * Math.PI) / 180);
-  const [width, height] = sideways ? [page.height, page.width] : [page.width, page.height];
-  context.drawImage(image, -width / 2, -height / 2, width, height);
+  context.drawImage(image, -image.naturalWidth / 2, -image.naturalHeight / 2);
   context.setTransform(1, 0, 0, 1, 0, 0);
   context.strokeStyle = LINE_COLOUR;
   context.lineWidth = 2;

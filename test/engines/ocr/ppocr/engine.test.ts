@@ -121,7 +121,8 @@ describe('the PP-OCR engine on its real models', () => {
 
   it('reads the photo taken turned a quarter, and says how it lies', async () => {
     const page = await engine.recognize(await readFile(fixturePath('photos', 'np2016_bloodtestreport1.jpg')), never());
-    expect(page.rotation).toBe(270);
+    // A quarter turn, and the 2° the phone was held askew.
+    expect(Math.abs(page.rotation - 270)).toBeLessThan(5);
     for (const identifier of IDENTIFIERS) expect(compact(page.text)).toContain(identifier);
   });
 

@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  boundingBox,
   convexHull,
   homography,
   lineQuad,
   minAreaRect,
   project,
   rectQuad,
-  turnPoint,
   unclip,
   type Point,
   type Quad,
@@ -93,19 +91,5 @@ describe('homography', () => {
     const centre = project(h, { x: 100, y: 24 });
     expect(centre.x).toBeGreaterThan(5);
     expect(centre.x).toBeLessThan(210);
-  });
-});
-
-describe('quarter turns', () => {
-  it('turn a point with the page', () => {
-    const p = { x: 10, y: 20 };
-    expect(turnPoint(p, 90, 100, 50)).toEqual({ x: 30, y: 10 });
-    expect(turnPoint(p, 180, 100, 50)).toEqual({ x: 90, y: 30 });
-    expect(turnPoint(p, 270, 100, 50)).toEqual({ x: 20, y: 90 });
-    expect(turnPoint(turnPoint(p, 90, 100, 50), 270, 50, 100)).toEqual(p);
-  });
-
-  it('a bounding box holds every point', () => {
-    expect(boundingBox([{ x: 3, y: 9 }, { x: -1, y: 4 }, { x: 7, y: 5 }])).toEqual({ x0: -1, y0: 4, x1: 7, y1: 9 });
   });
 });

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCtc } from '../../../../src/engines/ocr/ppocr/ctc.js';
 import type { Quad } from '../../../../src/engines/ocr/ppocr/geometry.js';
-import { assemblePage } from '../../../../src/engines/ocr/ppocr/page.js';
-import { pageRotation } from '../../../../src/engines/ocr/ppocr/pipeline.js';
+import type { DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
+import { pageRotation, straighteningTurn } from '../../../../src/engines/ocr/ppocr/orientation.js';
+import { mostlyUpsideDown, turnedHalf } from '../../../../src/engines/ocr/ppocr/recognize.js';
+import { assemblePage, type ReadFrame } from '../../../../src/engines/ocr/ppocr/page.js';
+import { turnedSize, type QuarterTurn } from '../../../../src/engines/ocr/plane.js';
 import type { LineReading } from '../../../../src/engines/ocr/ppocr/recognize.js';
 
 /** The best path of `best` classes, each read with `probability`. */
@@ -29,6 +32,14 @@ describe('CTC decoding', () => {
   });
 });
 
+/** An 800 × 600 page read as it lies, turned `quarter` to be upright (after `straightened` degrees). */
+const frame = (quarter: QuarterTurn = 0, straightened = 0): ReadFrame => ({
+  source: { width: 800, height: 600 },
+  margin: 0,
+  rotation: straightened + quarter,
+  upright: turnedSize({ width: 800, height: 600 }, straightened + quarter),
+});
+
 const quad = (x0: number, y0: number, x1: number, y1: number): Quad => [
   { x: x0, y: y0 },
   { x: x1, y: y0 },
@@ -47,9 +58,7 @@ describe('a page from its read lines', () => {
     // 48 px high lines at the crop's scale: the quads are the crops' own size.
     const page = assemblePage(
       [line('年龄56', quad(400, 0, 528, 48)), line('姓名张三', quad(0, 2, 128, 50)), line('诊断', quad(0, 100, 64, 148))],
-      0,
-      800,
-      600,
+      frame(),
     );
     expect(page.text).toBe('姓名张三  年龄56\n诊断');
     expect(page.words.map((w) => [w.text, w.line])).toEqual([
@@ -66,7 +75,7 @@ describe('a page from its read lines', () => {
   });
 
   it('drops a line the recogniser is unsure of, as PaddleOCR does, but counts it against the page', () => {
-    const page = assemblePage([line('白细胞', quad(0, 0, 96, 48)), line('AS', quad(0, 100, 64, 148), 0.3)], 0, 800, 600);
+    const page = assemblePage([line('白细胞', quad(0, 0, 96, 48)), line('AS', quad(0, 100, 64, 148), 0.3)], frame());
     expect(page.text).toBe('白细胞');
     expect(page.illegibleLines).toBe(1);
     // Three characters at 95 and two dropped ones at 30.
@@ -74,17 +83,70 @@ describe('a page from its read lines', () => {
   });
 
   it('a page whose every line was dropped is no blank page: its lines are illegible, its confidence low', () => {
-    const page = assemblePage([line('病理', quad(0, 0, 64, 48), 0.2), line('报告', quad(0, 100, 64, 148), 0.4)], 0, 800, 600);
+    const page = assemblePage([line('病理', quad(0, 0, 64, 48), 0.2), line('报告', quad(0, 100, 64, 148), 0.4)], frame());
     expect(page).toMatchObject({ text: '', words: [], illegibleLines: 2, confidence: 30 });
-    expect(assemblePage([], 0, 800, 600)).toMatchObject({ words: [], illegibleLines: 0, confidence: 0 });
+    expect(assemblePage([], frame())).toMatchObject({ words: [], illegibleLines: 0, confidence: 0 });
   });
 
   it('gives boxes in the upright frame when the page is turned', () => {
-    const page = assemblePage([line('诊断', quad(0, 0, 64, 48))], 90, 800, 600);
+    const page = assemblePage([line('诊断', quad(0, 0, 64, 48))], frame(90));
     expect([page.width, page.height]).toEqual([600, 800]);
     const box = page.words[0]!.box;
     expect(box.x0).toBeGreaterThanOrEqual(600 - 48 - 1);
     expect(box.y1).toBeLessThanOrEqual(64 + 1);
+  });
+
+  it('reports its whole turn from the page sent: the straightening and the quarter turn', () => {
+    expect(assemblePage([line('诊断', quad(0, 0, 64, 48))], frame(90, -25)).rotation).toBe(65);
+    expect(assemblePage([line('诊断', quad(0, 0, 64, 48))], frame(0, -25)).rotation).toBe(335);
+  });
+});
+
+/**
+ * A detector's map of a page 640 × 480 (map pixels at page scale) whose text lines run at
+ * `degrees` clockwise: bands 8 px thick every 24 px, broken into words, over the middle of the page.
+ */
+function mapOfLines(degrees: number, width = 640, height = 480): { probability: Float32Array; input: DetectionInput } {
+  const probability = new Float32Array(width * height);
+  const r = (degrees * Math.PI) / 180;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const dx = x - width / 2;
+      const dy = y - height / 2;
+      const along = dx * Math.cos(r) + dy * Math.sin(r);
+      const across = -dx * Math.sin(r) + dy * Math.cos(r);
+      const inLine = ((across % 24) + 24) % 24 < 8;
+      const inWord = ((along % 60) + 60) % 60 < 48;
+      if (inLine && inWord && Math.abs(along) < 200 && Math.abs(across) < 150) probability[y * width + x] = 0.9;
+    }
+  }
+  return { probability, input: { tensor: new Float32Array(0), width, height, scaleX: 1, scaleY: 1 } };
+}
+
+const turnOf = (degrees: number) => {
+  const { probability, input } = mapOfLines(degrees);
+  return straighteningTurn(probability, input, 0.3);
+};
+
+describe("the page's skew", () => {
+  it.each([
+    [30, -30],
+    [-25, 25],
+    [65, -65],
+    [-65, 65],
+    [100, 80],
+    [12.5, -12.5],
+    [160, 20],
+    [90, 90],
+    [-85, 85],
+  ])('lines running at %s° are turned level by %s°', (degrees, turn) => {
+    expect(Math.abs(turnOf(degrees) - turn)).toBeLessThan(0.6);
+  });
+
+  it('leaves a page whose lines lie nearly level, or that shows no text', () => {
+    expect(turnOf(1)).toBe(0);
+    expect(turnOf(-1.5)).toBe(0);
+    expect(straighteningTurn(new Float32Array(640 * 480), mapOfLines(0).input, 0.3)).toBe(0);
   });
 });
 
@@ -96,14 +158,29 @@ describe("the page's quarter turn", () => {
       { x: 0, y: 200 },
       { x: 0, y: 0 },
     ];
-    expect(pageRotation([line('一二三四五', down), line('六', quad(0, 0, 32, 48))])).toBe(270);
-    expect(pageRotation([line('一二三', quad(0, 0, 96, 48))])).toBe(0);
+    expect(pageRotation([{ quad: down, chars: 5 }, { quad: quad(0, 0, 32, 48), chars: 1 }])).toBe(270);
+    expect(pageRotation([{ quad: quad(0, 0, 96, 48), chars: 3 }])).toBe(0);
     const leftwards: Quad = [
       { x: 96, y: 48 },
       { x: 0, y: 48 },
       { x: 0, y: 0 },
       { x: 96, y: 0 },
     ];
-    expect(pageRotation([line('一二三', leftwards)])).toBe(180);
+    expect(pageRotation([{ quad: leftwards, chars: 3 }])).toBe(180);
+  });
+});
+
+describe('a page read one way round', () => {
+  const lines = [quad(0, 0, 400, 48), quad(0, 100, 300, 148), quad(0, 200, 60, 248)];
+
+  it('stands upside down when most of its text (by line length) does, whatever a short line says', () => {
+    expect(mostlyUpsideDown(lines, [0.99, 0.95, 0.1])).toBe(true);
+    expect(mostlyUpsideDown(lines, [0.1, 0.2, 0.99])).toBe(false);
+    // Only a confident verdict counts.
+    expect(mostlyUpsideDown(lines, [0.8, 0.8, 0.8])).toBe(false);
+  });
+
+  it('reads a line from its other end by a half turn of its quad', () => {
+    expect(turnedHalf(quad(0, 0, 400, 48))[0]).toEqual({ x: 400, y: 48 });
   });
 });
