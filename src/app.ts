@@ -88,7 +88,7 @@ async function startServices({ config, logger, ...options }: AppOptions): Promis
     fetcher: withLocalFiles(fetcher, uploads.read),
     documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels },
     fileUrlTtlSeconds: config.security.fileUrlTtlSeconds,
-    deid: { minConfidence: config.deid.minConfidence, observer: metrics.deidObserver() },
+    deid: { minConfidence: config.deid.minConfidence, minReadShare: config.deid.auditMinReadPercent / 100, observer: metrics.deidObserver() },
   };
   return { stores, engines, metrics, adviceJobs, operations, uploads };
 }

@@ -402,6 +402,12 @@ export const SETTINGS = {
       default: 70,
       doc: 'AI-4 withholds (`422 deidentification_failed`) a page whose text OCR found but read with a lower mean confidence (lines found but too poorly read to keep count too); lower it only knowing that names OCR could not read stay visible',
     }),
+    auditMinReadPercent: setting({
+      env: 'DEID_AUDIT_MIN_READ',
+      type: types.intBetween(0, 100),
+      default: 50,
+      doc: "AI-4's self-audit counts a reading as clean only when it read again at least this percentage of the characters the first reading read outside the paint; a reader that reads less is blind to the page, which is withheld (`422`, \"the audit could not read this page\"). Lower it only knowing that a reader that cannot see a page finds no names on it",
+    }),
   }),
 
   asr: section('ASR (whisper.cpp)', {

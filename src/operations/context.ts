@@ -14,8 +14,8 @@ export interface OperationContext {
   documentLimits: DocumentLimits;
   /** How long produced files (AI-4) stay downloadable, in seconds. */
   fileUrlTtlSeconds: number;
-  /** AI-4: the page confidence below which a page is withheld, and its metrics. */
-  deid: { minConfidence: number; observer: DeidObserver };
+  /** AI-4: the page confidence below which a page is withheld, the least share an audit reading must read again, and its metrics. */
+  deid: { minConfidence: number; minReadShare: number; observer: DeidObserver };
   /** Fires when the client disconnects; pass it to every fetch and engine call. */
   signal: AbortSignal;
   log: FastifyBaseLogger;

@@ -103,18 +103,18 @@ export function recognize(image: Buffer, context: OperationContext, options?: Re
 /**
  * The data `dataIn` finds in one image read by each reader the OCR engine has in turn (the
  * first, then the independent one), in one turn of the limiter, as de-identification reads (see
- * RecognizeOptions.eraseRulingLines), up to the first reader that finds some: the readers after
- * it are not asked, since painting what it found changes the page they would read.
+ * RecognizeOptions.eraseRulingLines) at a known turn, up to the first reader that finds some: the
+ * readers after it are not asked, since painting what it found changes the page they would read.
  */
 export function dataByEachReader<T>(
   image: Buffer,
   context: OperationContext,
-  rotation: OcrPage['rotation'],
-  dataIn: (reading: OcrPage) => T[],
+  rotation: number,
+  dataIn: (reading: OcrPage, reader: 'first' | 'independent') => T[],
 ): Promise<T[]> {
   return context.engines.run('ocr', context.signal, async (engine, signal) => {
-    const found = dataIn(await engine.recognize(image, signal, { rotation, eraseRulingLines: true }));
+    const found = dataIn(await engine.recognize(image, signal, { rotation, eraseRulingLines: true }), 'first');
     if (found.length || !engine.independentReader) return found;
-    return dataIn(await engine.recognize(image, signal, { rotation, eraseRulingLines: true, reader: 'independent' }));
+    return dataIn(await engine.recognize(image, signal, { rotation, eraseRulingLines: true, reader: 'independent' }), 'independent');
   });
 }

@@ -4,11 +4,12 @@ import type { LimiterObserver } from './limiter.js';
 import { childProcessMemory, type ChildMemory } from './process/index.js';
 import { RecentTraffic } from './recent-traffic.js';
 
-/** What AI-4 reports: time per stage, each page's audit outcome, boxes painted per kind of datum. */
+/** What AI-4 reports: time per stage, each page's audit outcome, boxes painted per kind of datum, how much each audit reading read. */
 export interface DeidObserver {
   stage(stage: string, seconds: number): void;
   audit(outcome: string): void;
   redactions(kind: string, count: number): void;
+  readShare(reader: string, share: number): void;
 }
 
 export interface EngineGauges {
@@ -167,7 +168,7 @@ export class Metrics {
 
   private readonly deidAudits = new Counter({
     name: 'gateway_deid_audit_total',
-    help: 'AI-4 pages by audit outcome: clean, clean_after_retry (boxed again), failed (data survived, file withheld), unreadable (OCR confidence too low, file withheld)',
+    help: 'AI-4 pages by audit outcome: clean, clean_after_retry (boxed again), failed (data survived, file withheld), unreadable (OCR confidence too low, or the audit could not read the page; file withheld)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
@@ -179,11 +180,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly deidReadShares = new Histogram({
+    name: 'gateway_deid_audit_read_share',
+    help: "AI-4 audit readings by the share of the first reading's text (outside the paint) they read again, by reader (first, independent); under DEID_AUDIT_MIN_READ the page is withheld",
+    labelNames: ['reader'] as const,
+    buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1],
+    registers: [this.registry],
+  });
+
   deidObserver(): DeidObserver {
     return {
       stage: (stage, seconds) => this.deidStages.observe({ stage }, seconds),
       audit: (outcome) => this.deidAudits.inc({ outcome }),
       redactions: (kind, count) => this.deidRedactions.inc({ kind }, count),
+      readShare: (reader, share) => this.deidReadShares.observe({ reader }, share),
     };
   }
 

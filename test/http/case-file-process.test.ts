@@ -255,14 +255,45 @@ class DriftingNameOcr implements OcrEngine {
   }
 }
 
-/** An OCR engine with an independent second reader, each a DriftingNameOcr counting its own reads. */
+/**
+ * Reads a form: a name and a clinical line beside it. From read `blindFrom` on it reads nothing
+ * (or, `elsewhere`, the same text where none is), as a reader held at an angle it cannot read.
+ */
+class FormOcr implements OcrEngine {
+  readonly name = 'ocr' as const;
+  reads = 0;
+
+  constructor(
+    private readonly blindFrom = Infinity,
+    private readonly elsewhere = false,
+  ) {}
+
+  status() {
+    return { state: 'ready' as const, configured: true, model: 'form' };
+  }
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  async recognize(image: Buffer, _signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
+    const { width = 0, height = 0 } = await sharp(image).metadata();
+    const blind = this.reads++ >= this.blindFrom;
+    const shift = blind && this.elsewhere ? 400 : 0;
+    const word = (text: string, x0: number, x1: number, y0: number, line: number) => ({ text, confidence: 90, box: { x0, y0: y0 + shift, x1, y1: y0 + shift + 40 }, line });
+    const words = blind && !this.elsewhere ? [] : [word('姓名:', 100, 200, 100, 0), word('张三', 210, 290, 100, 0), word('临床诊断:右肺上叶浸润性腺癌伴纵隔淋巴结转移', 100, 900, 200, 1)];
+    return { text: words.map((w) => w.text).join(''), words, width, height, confidence: 90, rotation: options?.rotation ?? 0, deskewRadians: 0 };
+  }
+}
+
+/** An OCR engine with an independent second reader, each counting its own reads. */
 class TwoReaderOcr implements OcrEngine {
   readonly name = 'ocr' as const;
   readonly independentReader = true;
 
   constructor(
-    readonly first: DriftingNameOcr,
-    readonly independent: DriftingNameOcr,
+    readonly first: OcrEngine & { reads: number },
+    readonly independent: OcrEngine & { reads: number },
   ) {}
 
   status() {
@@ -376,6 +407,36 @@ describe('the self-audit', () => {
       expect([ocr.first.reads, ocr.independent.reads]).toEqual([4, 3]);
       expect(await readdir(join(gateway.dataDir, 'blobs'))).toEqual([]);
     });
+  });
+
+  it.each([
+    ['reads nothing', false],
+    ['reads the text where none is', true],
+  ])('withholds a page the independent reader cannot see: it %s, so its "nothing found" means nothing', async (_how, elsewhere) => {
+    const ocr = new TwoReaderOcr(new FormOcr(), new FormOcr(0, elsewhere));
+    await withEngines({ ocr }, async (gateway) => {
+      const { status, json } = await post(gateway, [file(6, 'report1.png')]);
+      expect(status).toBe(422);
+      expect(json.error).toMatchObject({ kind: 'deidentification_failed', retryable: false });
+      expect(json.error.message).toMatch(/file 6: page 1: the audit could not read this page \(it read 0% of the text found there before, under the 50% needed/);
+      expect(await readdir(join(gateway.dataDir, 'blobs'))).toEqual([]);
+      expect(await auditMetric(gateway, 'unreadable')).toBe(1);
+      const metrics = (await gateway.app.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(metrics).toMatch(/gateway_deid_audit_read_share_bucket\{le="0.1",reader="independent"\} 1/);
+      expect(metrics).toMatch(/gateway_deid_audit_read_share_bucket\{le="0.9",reader="first"\} 0/);
+    });
+  });
+
+  it('returns the page once the independent reader reads what the first reading read, and lets an operator turn the check off', async () => {
+    await withEngines({ ocr: new TwoReaderOcr(new FormOcr(), new FormOcr()) }, async (gateway) => {
+      expect((await post(gateway, [file(6, 'report1.png')])).status).toBe(200);
+    });
+    const lenient = await startGateway({ FETCH_ALLOW_LOOPBACK: 'true', DEID_AUDIT_MIN_READ: '0' }, { engines: enginesWith({ ocr: new TwoReaderOcr(new FormOcr(), new FormOcr(0)) }) });
+    try {
+      expect((await post(lenient, [file(6, 'report1.png')])).status).toBe(200);
+    } finally {
+      await lenient.close();
+    }
   });
 
   it('withholds a file whose datum survives every round of redaction: 422 naming the page, not retryable, nothing stored', async () => {

@@ -8,7 +8,7 @@ import type { CaseFileProcessRequest, CaseFileProcessResponse, DocumentCategory 
 import type { FileReference } from '../../contract/common.js';
 import type { OpenedDocument } from '../../engines/documents/index.js';
 import type { OcrPage } from '../../engines/types.js';
-import { GatewayError, isGatewayError } from '../../errors.js';
+import { isGatewayError } from '../../errors.js';
 import type { SniffedMedia } from '../../platform/fetch/index.js';
 import type { OperationContext } from '../context.js';
 import { dataByEachReader, forEachFile, forEachPage, recognize, withDocument } from '../documents.js';
@@ -16,7 +16,7 @@ import { refineWithLlm } from '../llm-calls.js';
 import { CLASSIFY_MAX_TOKENS, classifyAnswer, classifyMessages, mergeClassification } from './classify-llm.js';
 import { classifyByRules } from './classify.js';
 import { assemble, outputFormatFor, outputSize, type EncodedPage, type OutputFormat } from './output.js';
-import { redactPage, type RedactedPage, type Timed } from './redact-page.js';
+import { redactPage, UnreadablePage, type RedactedPage, type Timed } from './redact-page.js';
 
 interface ProducedFile {
   bytes: Buffer;
@@ -75,6 +75,8 @@ async function deidentifyPage(
       format,
       timed,
       read: (image, rotation, dataIn) => dataByEachReader(image, context, rotation, dataIn),
+      minReadShare: context.deid.minReadShare,
+      onReadShare: (reader, share) => context.deid.observer.readShare(reader, share),
     });
     context.deid.observer.audit(redacted.outcome);
     for (const [kind, count] of Object.entries(redacted.redactions)) context.deid.observer.redactions(kind, count);
@@ -89,8 +91,6 @@ async function deidentifyPage(
   }
 }
 
-class UnreadablePage extends GatewayError {}
-
 /**
  * What OCR cannot read it can neither redact nor audit: a page whose text was found but read
  * with a low mean confidence (a blurred fax, a photo out of focus) is withheld rather than
@@ -101,7 +101,6 @@ function requireReadable(reading: OcrPage, index: number, minConfidence: number)
   const textFound = reading.words.length > 0 || (reading.illegibleLines ?? 0) > 0;
   if (!textFound || reading.confidence >= minConfidence) return;
   throw new UnreadablePage(
-    'deidentification_failed',
     `page ${index + 1} was read with confidence ${Math.round(reading.confidence)}, under the ${minConfidence} (DEID_MIN_CONFIDENCE) needed to de-identify it reliably; send a flat, well-lit scan`,
   );
 }

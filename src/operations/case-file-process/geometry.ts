@@ -1,13 +1,17 @@
 /**
  * From the frame OCR boxes are in to the pixels of the page raster that is redacted. OCR read
- * the page turned `rotation` degrees clockwise and deskewed by tesseract about its centre
- * (OcrPage), both undone here, then scaled from the reading's size to the raster's.
+ * the page turned `rotation` degrees clockwise about its centre (any angle: a photo is read
+ * straightened) and deskewed by tesseract about the turned page's centre (OcrPage); both are
+ * undone here, then the point is scaled from the size of the image read to the raster's. A box
+ * read on a page turned by other than a quarter turn lands on the raster as a turned rectangle,
+ * so what is painted and audited on the raster is a quad, never the box around it (which would
+ * cover the lines above and below a tilted line).
  */
-import type { OcrPage } from '../../engines/types.js';
 import type { PageRaster } from '../../engines/documents/index.js';
-import type { Box, Room } from './locate.js';
+import { quadOf, unturnPoint, type Box, type Point, type Quad } from '../../engines/ocr/index.js';
+import type { OcrPage } from '../../engines/types.js';
+import type { Room } from './locate.js';
 
-type Point = [number, number];
 export type RasterFrame = Pick<PageRaster, 'width' | 'height' | 'readWidth' | 'readHeight'>;
 export type ReadFrame = Pick<OcrPage, 'width' | 'height' | 'rotation' | 'deskewRadians'>;
 
@@ -15,56 +19,27 @@ export type ReadFrame = Pick<OcrPage, 'width' | 'height' | 'rotation' | 'deskewR
  * Undoes tesseract's deskew: its boxes are in the image rotated by `radians` about the centre
  * (clockwise positive, Leptonica's convention, with y pointing down).
  */
-function undoDeskew([x, y]: Point, frame: ReadFrame): Point {
-  if (!frame.deskewRadians) return [x, y];
+function undoDeskew({ x, y }: Point, frame: ReadFrame): Point {
+  if (!frame.deskewRadians) return { x, y };
   const cx = frame.width / 2;
   const cy = frame.height / 2;
   const cos = Math.cos(frame.deskewRadians);
   const sin = Math.sin(frame.deskewRadians);
   const dx = x - cx;
   const dy = y - cy;
-  return [cx + dx * cos + dy * sin, cy - dx * sin + dy * cos];
+  return { x: cx + dx * cos + dy * sin, y: cy - dx * sin + dy * cos };
 }
 
-/** A point of the image turned `rotation`° clockwise (size width × height) in the unturned image. */
-function undoTurn([x, y]: Point, frame: ReadFrame): Point {
-  switch (frame.rotation) {
-    case 90:
-      return [y, frame.width - x];
-    case 180:
-      return [frame.width - x, frame.height - y];
-    case 270:
-      return [frame.height - y, x];
-    default:
-      return [x, y];
-  }
+/** A point of the reading on the raster. */
+export function pointOnRaster(point: Point, read: ReadFrame, raster: RasterFrame): Point {
+  const source = { width: raster.readWidth, height: raster.readHeight };
+  const { x, y } = unturnPoint(undoDeskew(point, read), read.rotation, read, source);
+  return { x: (x * raster.width) / raster.readWidth, y: (y * raster.height) / raster.readHeight };
 }
 
-/** The box's corners carried to the raster; their bounding box, clamped to the raster. */
-export function toRaster(box: Box, read: ReadFrame, raster: RasterFrame): Box {
-  const scaleX = raster.width / raster.readWidth;
-  const scaleY = raster.height / raster.readHeight;
-  const corners: Point[] = [
-    [box.x0, box.y0],
-    [box.x1, box.y0],
-    [box.x0, box.y1],
-    [box.x1, box.y1],
-  ].map((corner) => {
-    const [x, y] = undoTurn(undoDeskew(corner as Point, read), read);
-    return [x * scaleX, y * scaleY];
-  });
-  const xs = corners.map(([x]) => x);
-  const ys = corners.map(([, y]) => y);
-  return clamp({ x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) }, raster);
-}
-
-export function clamp(box: Box, size: { width: number; height: number }): Box {
-  return {
-    x0: Math.max(0, Math.min(size.width, box.x0)),
-    y0: Math.max(0, Math.min(size.height, box.y0)),
-    x1: Math.max(0, Math.min(size.width, box.x1)),
-    y1: Math.max(0, Math.min(size.height, box.y1)),
-  };
+/** The box's corners carried to the raster, in order: the reading's top-left corner first. */
+export function toRaster(box: Box, read: ReadFrame, raster: RasterFrame): Quad {
+  return quadOf(box).map((corner) => pointOnRaster(corner, read, raster)) as Quad;
 }
 
 /**

@@ -3,20 +3,15 @@
  * - every detector span, mapped from characters to the parts of the word boxes they cover;
  * - label-value layout for a personal label whose value is not on its line: when the label ends
  *   its line, the first group of words to its right on the same row (OCR often cuts a row into
- *   separate lines) and the blank gap to them (a signature OCR cannot read); and in tables, the
- *   cell below the label (its column runs to the next word of the header row).
+ *   separate lines) and the blank gap to them (a signature OCR cannot read); before the next
+ *   word of its line, the blank up to it (a value too faint to read); and in tables, the cell
+ *   below the label (its column runs to the next word of the header row).
  */
 import type { OcrPage, OcrWord } from '../../engines/types.js';
 import { findPersonalData, UNREAD_VALUE_RULE, type OpenLabel, type PersonalKind } from './detectors/index.js';
-import { boxOfChars } from '../../engines/ocr/index.js';
+import { boxOfChars, type Box } from '../../engines/ocr/index.js';
+import { GatewayError } from '../../errors.js';
 import { pageLines, type PageLine } from './lines.js';
-
-export interface Box {
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
-}
 
 /**
  * The blank beside a datum on its line: where the word before it ends and the word after it
@@ -51,6 +46,8 @@ const VALUE_GAP_HEIGHTS = 1.5;
 const RIGHT_REACH_HEIGHTS = 3;
 /** The longest value taken to the right of, or below, a label, in line heights. */
 const MAX_VALUE_HEIGHTS = 14;
+/** A blank after an open label this many line heights wide is a field whose value was not read. */
+const MIN_BLANK_FIELD_HEIGHTS = 1;
 /** The cell below a header starts within this many line heights under it. */
 const BELOW_REACH_HEIGHTS = 1.8;
 
@@ -127,9 +124,11 @@ export function personalRegions(page: OcrPage): PersonalRegion[] {
     for (const detection of findings.detections) {
       const end = throughTrailingPunctuation(line, detection.end);
       const box = spanBox(page, line, detection.start, end);
+      // Every datum read is painted: one that cannot be placed withholds the page.
+      if (!box) throw new GatewayError('deidentification_failed', 'personal data was read that cannot be placed on the page; the file is withheld');
       const evidence = detection.rule === UNREAD_VALUE_RULE ? 'layout' : 'text';
       const text = line.text.slice(detection.start, detection.end);
-      if (box) regions.push({ box, kind: detection.kind, evidence, room: roomAround(line, detection.start, end), text });
+      regions.push({ box, kind: detection.kind, evidence, room: roomAround(line, detection.start, end), text });
     }
     for (const label of findings.openLabels) regions.push(...labelValueRegions(page, line, label));
   }
@@ -164,7 +163,7 @@ function labelValueRegions(page: OcrPage, line: PageLine, label: OpenLabel): Per
   const labelEndsLine = line.wordOf[label.end - 1] === line.words.length - 1 || label.end >= line.text.trimEnd().length;
   const nextOnLine = labelEndsLine ? undefined : firstWordRightOf(line, labelBox);
   const boxes = [
-    ...(labelEndsLine ? rightOfLabel(page, labelBox, line) : []),
+    ...(labelEndsLine ? rightOfLabel(page, labelBox, line) : blankBefore(labelBox, nextOnLine)),
     ...belowLabel(page, labelBox, nextOnLine?.x0),
   ];
   return boxes.map((box) => ({ box, kind: label.kind, evidence: 'layout' as const, text: '' }));
@@ -172,6 +171,15 @@ function labelValueRegions(page: OcrPage, line: PageLine, label: OpenLabel): Per
 
 function firstWordRightOf(line: PageLine, labelBox: Box): Box | undefined {
   return line.boxes.find((box) => box.x0 >= labelBox.x1 - 1);
+}
+
+/**
+ * The blank between a label and the next word on its line, when it is a field's width: where the
+ * value must be that was not read (a photo's faint number between "门诊号" and "科室").
+ */
+function blankBefore(labelBox: Box, next: Box | undefined): Box[] {
+  if (!next || next.x0 - labelBox.x1 < MIN_BLANK_FIELD_HEIGHTS * heightOf(labelBox)) return [];
+  return [{ x0: labelBox.x1, y0: labelBox.y0, x1: next.x0, y1: labelBox.y1 }];
 }
 
 /** The first group of words right of the label on its row, and the gap up to it (or a blank field's width). */

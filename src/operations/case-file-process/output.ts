@@ -8,7 +8,8 @@
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import type { PageRaster } from '../../engines/documents/index.js';
-import type { Box } from './locate.js';
+import type { Quad } from '../../engines/ocr/index.js';
+import { fillQuads } from './pixels.js';
 
 const JPEG_QUALITY = 90;
 const PDF_PAGE_JPEG_QUALITY = 85;
@@ -34,30 +35,11 @@ export function outputFormatFor(mediaType: string): OutputFormat {
   }
 }
 
-export interface PixelRect {
-  left: number;
-  top: number;
-  width: number;
-  height: number;
-}
-
-/** The whole pixels a box touches, within the image. */
-export function pixelRect(box: Box, size: { width: number; height: number }): PixelRect {
-  const left = Math.max(0, Math.floor(box.x0));
-  const top = Math.max(0, Math.floor(box.y0));
-  return { left, top, width: Math.min(size.width, Math.ceil(box.x1)) - left, height: Math.min(size.height, Math.ceil(box.y1)) - top };
-}
-
-/** The raster with solid black over every box, encoded as one page of the output. */
-export async function paintPage(raster: PageRaster, boxes: readonly Box[], format: OutputFormat): Promise<Buffer> {
-  const rects = boxes.map((box) => pixelRect(box, raster)).filter((rect) => rect.width > 0 && rect.height > 0);
-  const painted = sharp(raster.rgb, { raw: { width: raster.width, height: raster.height, channels: 3 } }).composite(
-    rects.map((rect) => ({
-      input: { create: { width: rect.width, height: rect.height, channels: 3 as const, background: '#000000' } },
-      left: rect.left,
-      top: rect.top,
-    })),
-  );
+/** The raster with solid black over every quad, encoded as one page of the output. */
+export async function paintPage(raster: PageRaster, quads: readonly Quad[], format: OutputFormat): Promise<Buffer> {
+  const pixels = Buffer.from(raster.rgb);
+  fillQuads(pixels, { width: raster.width, height: raster.height, channels: 3 }, quads, 0);
+  const painted = sharp(pixels, { raw: { width: raster.width, height: raster.height, channels: 3 } });
   switch (format.pageType) {
     case 'image/jpeg':
       return painted.jpeg({ quality: format.contentType === 'application/pdf' ? PDF_PAGE_JPEG_QUALITY : JPEG_QUALITY }).toBuffer();

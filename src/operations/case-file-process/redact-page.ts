@@ -1,33 +1,47 @@
 /**
- * One page, fail-closed: black boxes over every located datum, then a self-audit that OCRs the
+ * One page, fail-closed: black quads over every located datum, then a self-audit that OCRs the
  * encoded page exactly as it will be delivered and runs the same detectors on it. Data read
- * again outside the boxes is boxed too and audited again, for a bounded number of rounds; data
+ * again outside the paint is painted too and audited again, for a bounded number of rounds; data
  * that still survives the last one fails the page (`deidentification_failed`), so an uncertain
  * file is withheld, never returned. A page is returned only when every reader read it, as
  * delivered, without finding data: each round the readers read in turn, the first (cheap) one
  * first, and the first that finds data ends the round, so the independent reader (several
  * times slower) reads only pages the first reader found clean, each as delivered.
- * A solid box carries no information: the audit checks each box is solid in the encoded page,
- * whitens it for its own reading, and counts only data read mostly outside the boxes that the
- * first reading did not already read there as something else (see isReadBefore): paint changes
- * what stands beside a label, not what the page says.
+ *
+ * The audit reads the page as the first reading established it lies: turned by the same angle
+ * (straightened, upright), so a reader that cannot read askew text is not asked to. And it must
+ * see: "nothing found" counts only from a reading that read, outside the paint, about as much of
+ * the text as the first reading read there (see readShare); a reader that reads markedly less is
+ * blind to this page, and the page is withheld as unreadable rather than passed as clean.
+ *
+ * A solid quad carries no information: every datum's glyphs (its box as read) must lie under
+ * solid paint in the encoded page, the audit fills the paint with the paper around it for its own
+ * reading, and counts
+ * only data read mostly outside it that the first reading did not already read there as
+ * something else (see isReadBefore): paint changes what stands beside a label, not what the
+ * page says.
  */
 import sharp from 'sharp';
 import type { PageRaster } from '../../engines/documents/index.js';
+import { boundingBox, insideQuad, pointInQuad, type Quad } from '../../engines/ocr/index.js';
 import type { OcrPage } from '../../engines/types.js';
 import { GatewayError } from '../../errors.js';
 import type { PersonalKind } from './detectors/index.js';
 import { padded, toRaster, type RasterFrame } from './geometry.js';
-import { personalRegions, textBesideData, type Box, type ReadText } from './locate.js';
-import { paintPage, pixelRect, type OutputFormat, type PixelRect } from './output.js';
+import { personalRegions, textBesideData } from './locate.js';
+import { paintPage, type OutputFormat } from './output.js';
+import { fillWithSurroundings, meanIn } from './pixels.js';
 
 export type DeidStage = 'ocr' | 'detect' | 'redact' | 'audit' | 'encode';
 
+export type AuditReader = 'first' | 'independent';
+
 /**
- * Reads an image at a known turn with each reader the OCR engine has in turn (the limiter and
- * engine behind it): the data `dataIn` finds in the reading of the first reader that finds some.
+ * Reads an image turned `rotation` degrees with each reader the OCR engine has in turn (the
+ * limiter and engine behind it): the data `dataIn` finds in the reading of the first reader that
+ * finds some.
  */
-export type ReadAt = <T>(image: Buffer, rotation: OcrPage['rotation'], dataIn: (reading: OcrPage) => T[]) => Promise<T[]>;
+export type ReadAt = <T>(image: Buffer, rotation: number, dataIn: (reading: OcrPage, reader: AuditReader) => T[]) => Promise<T[]>;
 
 /** Runs a stage of the work, timing it. */
 export type Timed = <T>(stage: DeidStage, work: () => Promise<T>) => Promise<T>;
@@ -41,30 +55,54 @@ export interface PageWork {
   format: OutputFormat;
   read: ReadAt;
   timed: Timed;
+  /** The least share of the first reading's text (outside the paint) an audit reading must read again. */
+  minReadShare: number;
+  /** Told each audit reading's share, for the metrics. */
+  onReadShare?: (reader: AuditReader, share: number) => void;
 }
 
 export interface RedactedPage {
   encoded: Buffer;
-  /** Boxes painted, by kind of datum. */
+  /** Quads painted, by kind of datum. */
   redactions: Partial<Record<PersonalKind, number>>;
   outcome: 'clean' | 'clean_after_retry';
 }
 
-/** Share of a datum's box that must lie under paint for its reading to count as hallucination. */
+/** A page withheld because it cannot be read well enough to vouch for it (by the first reading, or by the audit). */
+export class UnreadablePage extends GatewayError {
+  constructor(message: string) {
+    super('deidentification_failed', message);
+  }
+}
+
+/** Share of a datum's quad that must lie under paint for its reading to count as hallucination. */
 const COVERED = 0.9;
-/** Share of a datum's box on text read there before (or on paint) for it to be that text read again. */
+/** Share of a datum's quad on text read there before (or on paint) for it to be that text read again. */
 const ON_TEXT_READ_BEFORE = 0.5;
-/** Share of a datum's box on a word read before for that word to be under it. */
-const UNDER = 0.1;
+/** Share of a datum's quad on a word read before for that word to be under it. */
+const WORD_UNDER = 0.1;
 /** Audit rounds: on clean pages the first finds at most what the first reading missed, the second its rest. */
 const AUDITS = 3;
+/** Share of a word's quad under paint for it to count as painted over (not expected to be read again). */
+const PAINTED_OVER = 0.5;
+/** Characters the first reading must have read outside the paint before the audit's share of them means anything. */
+const MIN_TEXT_TO_COMPARE = 20;
 
 interface Located {
   /** Padded: what is painted. */
-  box: Box;
-  /** As read: what the audit tests for paint. */
-  core: Box;
+  box: Quad;
+  /** As read: the glyphs, which must lie under solid paint. */
+  core: Quad;
   kind: PersonalKind;
+  text: string;
+}
+
+/** Text the first reading read besides the data, on the raster. */
+interface ReadBefore {
+  /** Padded, as painted data would be. */
+  box: Quad;
+  /** As read. */
+  core: Quad;
   text: string;
 }
 
@@ -83,7 +121,11 @@ function locate(reading: OcrPage, raster: RasterFrame, evidence: 'any' | 'text')
 export async function redactPage(work: PageWork): Promise<RedactedPage> {
   const { located, readBefore } = await work.timed('detect', async () => ({
     located: locate(work.reading, work.raster, 'any'),
-    readBefore: textBesideData(work.reading).map((read) => ({ ...read, box: toRaster(padded(read.box), work.reading, work.raster) })),
+    readBefore: textBesideData(work.reading).map((read) => ({
+      box: toRaster(padded(read.box), work.reading, work.raster),
+      core: toRaster(read.box, work.reading, work.raster),
+      text: read.text,
+    })),
   }));
   const painted = [...located];
   let survivors: Located[] = [];
@@ -101,24 +143,89 @@ export async function redactPage(work: PageWork): Promise<RedactedPage> {
 }
 
 /**
- * Data the audit still reads on the encoded page, outside the paint. Every box is first checked
- * to be solid black in the encoded page, then whitened for the audit's OCR only: a solid box
- * carries nothing, and tesseract reads black boxes as "国" and junk that would pass for values.
+ * Data the audit still reads on the encoded page, outside the paint. Every painted quad, and
+ * every datum's glyphs, are first checked to be solid black in the encoded page; the paint is
+ * then filled with the paper around it for the audit's OCR only: a solid quad carries nothing,
+ * tesseract reads black boxes as "国" and junk that would pass for values, and white ones on grey
+ * paper blind it to the whole page.
  */
-async function surviving(encoded: Buffer, painted: readonly Located[], readBefore: readonly ReadText[], work: PageWork): Promise<Located[]> {
+async function surviving(encoded: Buffer, painted: readonly Located[], readBefore: readonly ReadBefore[], work: PageWork): Promise<Located[]> {
   const { data, info } = await sharp(encoded).removeAlpha().toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
-  const boxes = painted.map((item) => item.box);
-  const rects = boxes.map((box) => pixelRect(box, info)).filter((rect) => rect.width > 0 && rect.height > 0);
-  // All checked before any is whitened: boxes overlap.
-  for (const rect of rects) checkSolid(data, info, rect);
-  for (const rect of rects) {
-    for (let y = rect.top; y < rect.top + rect.height; y++) data.fill(255, y * info.width + rect.left, y * info.width + rect.left + rect.width);
+  const paint = painted.map((item) => item.box);
+  // All checked before any is whitened: quads overlap.
+  for (const item of painted) {
+    if (!isSolid(data, info, item.box)) throw new GatewayError('internal', 'a redaction box is missing from the produced page; the file is withheld');
+    if (!isSolid(data, info, item.core)) {
+      throw new GatewayError('deidentification_failed', `page ${work.pageNumber}: a datum found on it is not under solid paint in the produced page; the file is withheld`);
+    }
   }
+  fillWithSurroundings(data, info, paint);
   const image = await sharp(data, { raw: info }).png({ compressionLevel: 1 }).toBuffer();
   const frame = { width: info.width, height: info.height, readWidth: info.width, readHeight: info.height };
-  return work.read(image, work.reading.rotation, (reading) =>
-    locate(reading, frame, 'text').filter((item) => coveredShare(item.core, boxes) < COVERED && !isReadBefore(item, readBefore, boxes)),
+  const expected = readBefore.filter((read) => coveredShare(read.core, paint) < PAINTED_OVER);
+  return work.read(image, work.reading.rotation, (reading, reader) => {
+    const share = readShare(expected, reading, frame);
+    if (share !== undefined) {
+      work.onReadShare?.(reader, share);
+      if (share < work.minReadShare) throw blindAudit(work, share);
+    }
+    return locate(reading, frame, 'text').filter((item) => coveredShare(item.core, paint) < COVERED && !isReadBefore(item, readBefore, paint));
+  });
+}
+
+function blindAudit(work: PageWork, share: number): UnreadablePage {
+  const percent = (value: number) => `${Math.round(value * 100)}%`;
+  return new UnreadablePage(
+    `page ${work.pageNumber}: the audit could not read this page (it read ${percent(share)} of the text found there before, under the ${percent(work.minReadShare)} needed to vouch for it); the file is withheld`,
   );
+}
+
+/** Letters, digits and Chinese characters, as a reader's text is compared with another's. */
+const comparableChars = (text: string): string[] => [...text.normalize('NFKC').toLowerCase()].filter((char) => /[\p{L}\p{N}]/u.test(char));
+
+/**
+ * How much of the text the first reading read outside the paint (`expected`) this reading read
+ * again at the same place: its characters found among those of the words it read over each of
+ * them, as a share of theirs; undefined when too little text lies outside the paint to tell.
+ */
+export function readShare(expected: ReadonlyArray<Pick<ReadBefore, 'core' | 'text'>>, reading: OcrPage, frame: RasterFrame): number | undefined {
+  const words = reading.words.map((word) => {
+    const quad = toRaster(word.box, reading, frame);
+    return { quad, bounds: boundingBox(quad), text: word.text };
+  });
+  let total = 0;
+  let found = 0;
+  for (const item of expected) {
+    const wanted = comparableChars(item.text);
+    if (!wanted.length) continue;
+    total += wanted.length;
+    const bounds = boundingBox(item.core);
+    const over = words.filter(
+      (word) => word.bounds.x0 < bounds.x1 && word.bounds.x1 > bounds.x0 && word.bounds.y0 < bounds.y1 && word.bounds.y1 > bounds.y0 && overlaps(item.core, word.quad),
+    );
+    found += sharedCount(wanted, comparableChars(over.map((word) => word.text).join('')));
+  }
+  return total < MIN_TEXT_TO_COMPARE ? undefined : found / total;
+}
+
+/** Whether a reading's word lies over the quad: a share of the quad's middle under it, or its centre inside. */
+function overlaps(quad: Quad, word: Quad): boolean {
+  return coveredShare(quad, [word]) > 0 || insideQuad(pointInQuad(word, 0.5, 0.5), quad);
+}
+
+/** Characters the two lists have in common, each counted as often as both have it. */
+function sharedCount(a: readonly string[], b: readonly string[]): number {
+  const counts = new Map<string, number>();
+  for (const char of b) counts.set(char, (counts.get(char) ?? 0) + 1);
+  let shared = 0;
+  for (const char of a) {
+    const left = counts.get(char) ?? 0;
+    if (left > 0) {
+      shared++;
+      counts.set(char, left - 1);
+    }
+  }
+  return shared;
 }
 
 const HAN = /\p{Script=Han}/u;
@@ -133,42 +240,36 @@ const HAN_CHARACTERS = /\p{Script=Han}/gu;
  * read data ("周" beside 配偶, where OCR drew the label's box over the first character of the
  * name), and so is a reading where the first one read junk ("REN" where it read "=EN").
  */
-export function isReadBefore(item: Pick<Located, 'core' | 'text'>, readBefore: readonly ReadText[], paint: readonly Box[]): boolean {
-  const under = readBefore.filter((read) => coveredShare(item.core, [read.box]) >= UNDER);
+export function isReadBefore(item: Pick<Located, 'core' | 'text'>, readBefore: ReadonlyArray<Pick<ReadBefore, 'box' | 'text'>>, paint: readonly Quad[]): boolean {
+  const under = readBefore.filter((read) => coveredShare(item.core, [read.box]) >= WORD_UNDER);
   const textUnder = under.map((read) => read.text).join('');
   const han = item.text.match(HAN_CHARACTERS) ?? [];
   const alike = han.length ? han.some((char) => textUnder.includes(char)) : HAN.test(textUnder);
   return alike && coveredShare(item.core, [...under.map((read) => read.box), ...paint]) >= ON_TEXT_READ_BEFORE;
 }
 
-/** Mean grey (0–255) under which a painted box counts as solid; JPEG rings only at its edges. */
+/** Mean grey (0–255) under which painted pixels count as solid; JPEG rings only at the paint's edges. */
 const SOLID_PAINT = 24;
 
-/** A painted box must be solid black in the encoded page: if not, the paint failed. */
-function checkSolid(grey: Buffer, size: { width: number; height: number }, rect: PixelRect): void {
-  let sum = 0;
-  for (let y = rect.top; y < rect.top + rect.height; y++) {
-    for (let x = rect.left; x < rect.left + rect.width; x++) sum += grey[y * size.width + x]!;
-  }
-  if (sum / (rect.width * rect.height) > SOLID_PAINT) {
-    throw new GatewayError('internal', 'a redaction box is missing from the produced page; the file is withheld');
-  }
+/** Whether the quad is solid black in the encoded page, where it lies on the page. */
+function isSolid(grey: Buffer, size: { width: number; height: number }, quad: Quad): boolean {
+  const { mean, pixels } = meanIn(grey, size, quad);
+  return pixels === 0 || mean <= SOLID_PAINT;
 }
 
 /**
- * Share of a box under the union of others, sampled on a grid over the box's middle half in
- * height (boxes overlap freely): OCR boxes of one line differ in their tops and bottoms (accents,
- * descenders, trimmed heights), not in their middles.
+ * Share of a quad under the union of others, sampled on a grid over the quad's middle half
+ * across its line (quads overlap freely): OCR boxes of one line differ in their tops and bottoms
+ * (accents, descenders, trimmed heights), not in their middles.
  */
-export function coveredShare(box: Box, cover: readonly Box[]): number {
+export function coveredShare(quad: Quad, cover: readonly Quad[]): number {
   const steps = 8;
   const band = 0.5;
   let inside = 0;
   for (let i = 0; i < steps; i++) {
     for (let j = 0; j < steps; j++) {
-      const x = box.x0 + ((i + 0.5) / steps) * (box.x1 - box.x0);
-      const y = box.y0 + ((1 - band) / 2 + ((j + 0.5) / steps) * band) * (box.y1 - box.y0);
-      if (cover.some((c) => x >= c.x0 && x <= c.x1 && y >= c.y0 && y <= c.y1)) inside++;
+      const point = pointInQuad(quad, (i + 0.5) / steps, (1 - band) / 2 + ((j + 0.5) / steps) * band);
+      if (cover.some((c) => insideQuad(point, c))) inside++;
     }
   }
   return inside / (steps * steps);

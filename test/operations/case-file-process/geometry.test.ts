@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OcrPage, OcrWord } from '../../../src/engines/types.js';
-import { clamp, padded, toRaster } from '../../../src/operations/case-file-process/geometry.js';
+import { padded, toRaster } from '../../../src/operations/case-file-process/geometry.js';
+import { boundingBox, quadOf, type Box } from '../../../src/engines/ocr/plane.js';
 import { boxOfChars } from '../../../src/engines/ocr/layout.js';
 import { pageLines } from '../../../src/operations/case-file-process/lines.js';
 import { personalRegions, spanBox } from '../../../src/operations/case-file-process/locate.js';
@@ -26,9 +27,16 @@ const page = (words: OcrWord[], extra: Partial<OcrPage> = {}): OcrPage => ({
 
 const raster = { width: 2000, height: 1600, readWidth: 1000, readHeight: 800 };
 
+/** The box around a quad carried to the raster, rounded to a tenth of a pixel. */
+const around = (box: Box, reading: OcrPage, frame = raster) => {
+  const b = boundingBox(toRaster(box, reading, frame));
+  const round = (v: number) => Math.round(v * 10) / 10;
+  return { x0: round(b.x0), y0: round(b.y0), x1: round(b.x1), y1: round(b.y1) };
+};
+
 describe('OCR frame to raster', () => {
   it('scales from the reading to the raster', () => {
-    expect(toRaster({ x0: 10, y0: 20, x1: 30, y1: 40 }, page([]), raster)).toEqual({ x0: 20, y0: 40, x1: 60, y1: 80 });
+    expect(toRaster({ x0: 10, y0: 20, x1: 30, y1: 40 }, page([]), raster)).toEqual(quadOf({ x0: 20, y0: 40, x1: 60, y1: 80 }));
   });
 
   it.each([
@@ -37,22 +45,34 @@ describe('OCR frame to raster', () => {
     [180, { width: 1000, height: 800 }, { x0: 990, y0: 790, x1: 1000, y1: 800 }, { x0: 0, y0: 0, x1: 20, y1: 20 }],
     [270, { width: 800, height: 1000 }, { x0: 0, y0: 990, x1: 10, y1: 1000 }, { x0: 0, y0: 0, x1: 20, y1: 20 }],
   ] as const)('undoes a %i° turn', (rotation, size, turnedBox, expected) => {
-    expect(toRaster(turnedBox, page([], { rotation, ...size }), raster)).toEqual(expected);
+    expect(around(turnedBox, page([], { rotation, ...size }))).toEqual(expected);
+  });
+
+  it('undoes a turn by any angle: a box of the straightened page lands on the raster as the same rectangle, turned back', () => {
+    // 1000×800 turned 30° clockwise is about 1266×1193; its centre is the page's centre.
+    const turned = page([], { rotation: 30, width: 1266, height: 1193 });
+    const quad = toRaster({ x0: 583, y0: 546.5, x1: 683, y1: 646.5 }, turned, { ...raster, width: 1000, height: 800 });
+    // The box's top-left corner lay 50 px left of and above the centre; turned back 30° it lies at (500, 400) + R(−30°)(−50, −50).
+    const r = (-30 * Math.PI) / 180;
+    expect(quad[0].x).toBeCloseTo(500 + -50 * Math.cos(r) + 50 * Math.sin(r), 6);
+    expect(quad[0].y).toBeCloseTo(400 + -50 * Math.sin(r) - 50 * Math.cos(r), 6);
+    // A turned square: its sides keep their length.
+    expect(Math.hypot(quad[1].x - quad[0].x, quad[1].y - quad[0].y)).toBeCloseTo(100, 6);
+    expect(Math.hypot(quad[3].x - quad[0].x, quad[3].y - quad[0].y)).toBeCloseTo(100, 6);
   });
 
   it('undoes the deskew about the page centre (a corner box moves, the centre does not)', () => {
     const skewed = page([], { deskewRadians: 0.05 });
-    const centre = toRaster({ x0: 495, y0: 395, x1: 505, y1: 405 }, skewed, { ...raster, width: 1000, height: 800 });
+    const centre = around({ x0: 495, y0: 395, x1: 505, y1: 405 }, skewed, { ...raster, width: 1000, height: 800 });
     expect(centre.x0).toBeCloseTo(494.8, 0);
-    const corner = toRaster({ x0: 0, y0: 0, x1: 10, y1: 10 }, skewed, { ...raster, width: 1000, height: 800 });
-    // The top-left corner rotated back by 0.05 rad clockwise moves down (y = 400 - 500·sin − 400·cos ≈ 25, clamped at 0 for x).
+    const corner = around({ x0: 0, y0: 0, x1: 10, y1: 10 }, skewed, { ...raster, width: 1000, height: 800 });
+    // The top-left corner rotated back by 0.05 rad clockwise moves down (y = 400 - 500·sin − 400·cos ≈ 25).
     expect(corner.y0).toBeGreaterThan(20);
   });
 
-  it('pads by a share of the line height, at least a few pixels, and clamps to the raster', () => {
+  it('pads by a share of the line height, at least a few pixels', () => {
     expect(padded({ x0: 100, y0: 100, x1: 200, y1: 200 })).toEqual({ x0: 85, y0: 90, x1: 215, y1: 210 });
     expect(padded({ x0: 100, y0: 100, x1: 110, y1: 105 })).toEqual({ x0: 94, y0: 96, x1: 116, y1: 109 });
-    expect(clamp({ x0: -5, y0: -5, x1: 2500, y1: 900 }, raster)).toEqual({ x0: 0, y0: 0, x1: 2000, y1: 900 });
   });
 
   it('beside neighbouring words, fills half the blank to the left one and stops halfway to the right one', () => {
@@ -117,8 +137,19 @@ describe('label-value layout', () => {
       word('张三', 10, 60, 90, 1),
       word('男', 310, 60, 350, 1),
     ]);
-    const below = personalRegions(ocr).filter((region) => region.evidence === 'layout');
-    expect(below.map((region) => region.box)).toEqual([{ x0: 10, y0: 60, x1: 90, y1: 100 }]);
+    const layout = personalRegions(ocr).filter((region) => region.evidence === 'layout');
+    // The cell below, and the blank up to the next header (a field's width: where a value may stand unread).
+    expect(layout.map((region) => region.box)).toEqual([
+      { x0: 80, y0: 0, x1: 300, y1: 40 },
+      { x0: 10, y0: 60, x1: 90, y1: 100 },
+    ]);
+  });
+
+  it('a label whose value was not read takes the blank up to the next word on its line, when that is a field wide', () => {
+    const unread = page([word('门诊号', 0, 0, 120, 0), word('科室', 400, 0, 480, 0), word('儿科', 500, 0, 580, 0)]);
+    expect(personalRegions(unread).map((region) => [region.evidence, region.box])).toEqual([['layout', { x0: 120, y0: 0, x1: 400, y1: 40 }]]);
+    const tight = page([word('门诊号', 0, 0, 120, 0), word('科室', 140, 0, 220, 0)]);
+    expect(personalRegions(tight)).toEqual([]);
   });
 });
 
@@ -134,24 +165,34 @@ describe('evidence', () => {
 
 describe('audit coverage', () => {
   it('measures how much of a box lies under paint', () => {
-    const box = { x0: 0, y0: 0, x1: 100, y1: 10 };
-    expect(coveredShare(box, [{ x0: -5, y0: -5, x1: 105, y1: 15 }])).toBe(1);
-    expect(coveredShare(box, [{ x0: 0, y0: 0, x1: 50, y1: 10 }, { x0: 50, y0: 0, x1: 100, y1: 10 }])).toBe(1);
-    expect(coveredShare(box, [{ x0: 0, y0: 0, x1: 50, y1: 10 }])).toBe(0.5);
+    const box = quadOf({ x0: 0, y0: 0, x1: 100, y1: 10 });
+    expect(coveredShare(box, [quadOf({ x0: -5, y0: -5, x1: 105, y1: 15 })])).toBe(1);
+    expect(coveredShare(box, [quadOf({ x0: 0, y0: 0, x1: 50, y1: 10 }), quadOf({ x0: 50, y0: 0, x1: 100, y1: 10 })])).toBe(1);
+    expect(coveredShare(box, [quadOf({ x0: 0, y0: 0, x1: 50, y1: 10 })])).toBe(0.5);
     expect(coveredShare(box, [])).toBe(0);
   });
 
   it('judges a box by its middle: a top or bottom sticking out of the cover does not count', () => {
-    const box = { x0: 0, y0: 0, x1: 100, y1: 40 };
-    expect(coveredShare(box, [{ x0: 0, y0: 6, x1: 100, y1: 34 }])).toBe(1);
-    expect(coveredShare(box, [{ x0: 0, y0: 0, x1: 100, y1: 20 }])).toBe(0.5);
+    const box = quadOf({ x0: 0, y0: 0, x1: 100, y1: 40 });
+    expect(coveredShare(box, [quadOf({ x0: 0, y0: 6, x1: 100, y1: 34 })])).toBe(1);
+    expect(coveredShare(box, [quadOf({ x0: 0, y0: 0, x1: 100, y1: 20 })])).toBe(0.5);
+  });
+
+  it('measures a turned quad along and across its own line', () => {
+    // A line at 45°, and paint over its first half, turned with it.
+    const at = (u: number, v: number) => ({ x: 100 + (u - v) * Math.SQRT1_2, y: 100 + (u + v) * Math.SQRT1_2 });
+    const line = [at(0, 0), at(100, 0), at(100, 20), at(0, 20)] as const;
+    const firstHalf = [at(-2, -2), at(50, -2), at(50, 22), at(-2, 22)] as const;
+    expect(coveredShare([...line], [[...firstHalf]])).toBe(0.5);
+    // The box around the paint would cover most of the line: the quad does not.
+    expect(coveredShare([...line], [quadOf(boundingBox([...firstHalf]))])).toBeGreaterThan(0.5);
   });
 });
 
 describe('the audit: text read there before', () => {
-  const before = (text: string, x0: number, x1: number) => ({ text, box: { x0, y0: 0, x1, y1: 40 } });
-  const read = (text: string, x0: number, x1: number) => ({ text, core: { x0, y0: 2, x1, y1: 38 } });
-  const paint = [{ x0: 0, y0: -4, x1: 100, y1: 44 }];
+  const before = (text: string, x0: number, x1: number) => ({ text, box: quadOf({ x0, y0: 0, x1, y1: 40 }) });
+  const read = (text: string, x0: number, x1: number) => ({ text, core: quadOf({ x0, y0: 2, x1, y1: 38 }) });
+  const paint = [quadOf({ x0: 0, y0: -4, x1: 100, y1: 44 })];
 
   it.each([
     ['生别', '性别:女 年龄:44岁', 100, 180],
