@@ -6,10 +6,11 @@ export interface ValueSpan {
 }
 
 /**
- * OCR may split a long number with single spaces ("9005 1065"): a following group of digits (and
- * letters) that ends the value or a word joins the token; "123456 56岁" stays apart.
+ * OCR may split a long number with a space or two ("9005 1065", a photo's faint digits read as
+ * two cells: "1  065"): a following group of digits (and letters) that ends the value or a word
+ * joins the token; "123456 56岁" stays apart.
  */
-const ID_TOKEN = /^[A-Za-z0-9+(#][A-Za-z0-9()\-/#*]*(?: \d[A-Za-z0-9]*(?=\s|$|[,;，。、|]))*/u;
+const ID_TOKEN = /^[A-Za-z0-9+(#][A-Za-z0-9()\-/#*]*(?: {1,2}\d[A-Za-z0-9]*(?=\s|$|[,;，。、|]))*/u;
 const HAS_DIGIT = /\d/u;
 
 export function leadingSpaces(text: string): number {

@@ -27,10 +27,12 @@
  *    code ("(010) 8888-6666", "021-12345678", "0755 1234 5678"), 400/800 numbers, North American
  *    "(555) 123-4567", "555-123-4567", and + international numbers of 8–15 digits
  *    ("+1 555 123 4567", "+44 20 7946 0958"); never lab values, ranges, dates, "120/80".
- * 4. long-identifier — ≥ 9 digits, 8 digits that are not a YYYYMMDD date, or a code of ≥ 8
+ * 4. long-identifier — ≥ 9 digits, 7 or 8 digits that are not a YYYYMMDD date, or a code of ≥ 8
  *    letters/digits with ≥ 6 digits, as 'identifier'.
  * 5. email — local@domain.tld; passport — E/G/D/S/P + 8 digits after 护照/Passport on the line.
  * 6. street-address — unlabelled 省/市/区… + 路/街/道… + number + 号.
+ * 7. name-before-sex — a cell holding only a plausible Chinese name right before the 性别 field
+ *    of its row: a patient row whose 姓名 label was not read ("孟丁  性别男").
  * Unlabelled dates, lab values, ranges, stages, TNM and ICD codes are clinical and stay visible.
  * Full-width letters and digits are read as ASCII; offsets are UTF-16 offsets of the input line.
  * Overlapping detections are merged (see merge.ts).
@@ -39,6 +41,7 @@ import { wholeLabel } from './label-scanner.js';
 import { detectEmails } from './email.js';
 import { detectLabelledValues } from './labelled-value.js';
 import { detectLongIdentifiers } from './long-identifier.js';
+import { detectNameBeforeSex } from './name-before-sex.js';
 import { mergeDetections } from './merge.js';
 import { detectPassports } from './passport.js';
 import { detectPhones } from './phone.js';
@@ -57,7 +60,7 @@ export { detectPassports } from './passport.js';
 export { detectStreetAddresses } from './street-address.js';
 export { mergeDetections } from './merge.js';
 
-const UNLABELLED_DETECTORS = [detectResidentIds, detectPhones, detectEmails, detectPassports, detectStreetAddresses, detectLongIdentifiers];
+const UNLABELLED_DETECTORS = [detectResidentIds, detectPhones, detectEmails, detectPassports, detectStreetAddresses, detectLongIdentifiers, detectNameBeforeSex];
 
 export function findPersonalData(line: string): LineFindings {
   const labelled = detectLabelledValues(line);

@@ -1,8 +1,10 @@
 /**
- * Finds labels in a line: the longest label at each place wins, CJK labels may carry one OCR
- * space between characters ("姓 名"), Latin labels are case-insensitive whole words.
+ * Finds labels in a line: the longest label at each place wins, CJK labels may carry a few OCR
+ * spaces between characters ("姓 名", a form's letter-spaced "姓  名"), Latin labels are
+ * case-insensitive whole words, and a label clipped of its first character ("名") only where a
+ * line or cell begins.
  */
-import { FIELD_LABELS, NOT_LABELS, PERSONAL_LABELS } from './labels.js';
+import { CLIPPED_LABELS, FIELD_LABELS, NOT_LABELS, PERSONAL_LABELS } from './labels.js';
 import type { PersonalKind } from './types.js';
 
 export type LabelCategory = PersonalKind | 'field' | 'not-label';
@@ -21,41 +23,43 @@ function escape(char: string): string {
   return char.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
 }
 
-/** '姓名' → '姓\s?名', 'Sample No' → '(?<![A-Za-z])Sample\s*No(?![A-Za-z])'. */
-function labelPattern(label: string): string {
+/** '姓名' → '姓\s{0,3}名', 'Sample No' → '(?<![A-Za-z])Sample\s*No(?![A-Za-z])'; a clipped label only after a line's start or a space. */
+function labelPattern(label: string, clipped = false): string {
   const words = label.split(' ').map((word) =>
     [...word].map((char, index) => {
-      const glue = index > 0 && !(LATIN.test(char) && LATIN.test(word[index - 1]!)) ? '\\s?' : '';
+      const glue = index > 0 && !(LATIN.test(char) && LATIN.test(word[index - 1]!)) ? '\\s{0,3}' : '';
       return glue + escape(char);
     }).join(''),
   );
-  const before = LATIN.test(label[0]!) ? '(?<![A-Za-z])' : '';
+  const before = clipped ? '(?<=^|\\s)' : LATIN.test(label[0]!) ? '(?<![A-Za-z])' : '';
   const after = LATIN.test(label.at(-1)!) ? '(?![A-Za-z])' : '';
   return before + words.join('\\s*') + after;
 }
 
-const VOCABULARY: ReadonlyArray<{ label: string; category: LabelCategory }> = [
+const VOCABULARY: ReadonlyArray<{ label: string; category: LabelCategory; clipped?: boolean }> = [
   ...Object.entries(PERSONAL_LABELS).flatMap(([kind, labels]) =>
     labels.map((label) => ({ label, category: kind as PersonalKind })),
+  ),
+  ...Object.entries(CLIPPED_LABELS).flatMap(([kind, labels]) =>
+    labels.map((label) => ({ label, category: kind as PersonalKind, clipped: true })),
   ),
   ...FIELD_LABELS.map((label) => ({ label, category: 'field' as const })),
   ...NOT_LABELS.map((label) => ({ label, category: 'not-label' as const })),
 ].sort((a, b) => b.label.replace(/ /gu, '').length - a.label.replace(/ /gu, '').length);
 
 /** One capture group per vocabulary entry, longest first, so the group index names the label. */
-const LABELS = new RegExp(VOCABULARY.map(({ label }) => `(${labelPattern(label)})`).join('|'), 'giu');
-const WHOLE_LABEL = new RegExp(`^(?:${VOCABULARY.map(({ label }) => `(${labelPattern(label)})`).join('|')})$`, 'iu');
+const LABELS = new RegExp(VOCABULARY.map(({ label, clipped }) => `(${labelPattern(label, clipped)})`).join('|'), 'giu');
+const WHOLE_LABEL = new RegExp(`^(?:${VOCABULARY.map(({ label, clipped }) => `(${labelPattern(label, clipped)})`).join('|')})$`, 'iu');
 
 function entryOf(match: RegExpExecArray | RegExpMatchArray): (typeof VOCABULARY)[number] {
   return VOCABULARY[match.slice(1).findIndex((group) => group !== undefined)]!;
 }
 
 export function scanLabels(line: string): LabelMatch[] {
-  return [...line.matchAll(LABELS)].map((match) => ({
-    start: match.index,
-    end: match.index + match[0].length,
-    ...entryOf(match),
-  }));
+  return [...line.matchAll(LABELS)].map((match) => {
+    const { label, category } = entryOf(match);
+    return { start: match.index, end: match.index + match[0].length, label, category };
+  });
 }
 
 /** The vocabulary entry that the whole text is, if any. */

@@ -58,8 +58,18 @@ export const NOT_LABELS: readonly string[] = [
   '审核通过', '出生缺陷', '出生地', '出生体重', '医师执业', '医师资格', '签名日期', '卡号类型',
 ];
 
+/**
+ * Labels as OCR reads them with their first character lost (a photo's faint or clipped
+ * print: "名孟丁" for 姓名 孟丁, "诊号" for 门诊号). They count only where a line or a cell
+ * begins, and, being ordinary characters too, with a value of the exact shape of their kind.
+ */
+export const CLIPPED_LABELS: Readonly<Partial<Record<PersonalKind, readonly string[]>>> = {
+  name: ['名'],
+  hospital_id: ['诊号', '院号', '案号', '历号'],
+};
+
 /** Labels that are also ordinary words: without a colon their value must have the exact shape of its kind. */
 export const AMBIGUOUS_LABELS: ReadonlySet<string> = new Set([
   '患者', '病人', '检验', '审核', '出生', '医师', '医生', '签名', '家属', '监护人', '护照', 'patient', 'doctor', 'physician',
-  'name', 'address', 'id', 'guardian', 'spouse',
+  'name', 'address', 'id', 'guardian', 'spouse', ...Object.values(CLIPPED_LABELS).flat(),
 ]);

@@ -1,8 +1,9 @@
 /**
- * Unlabelled long identifiers, redacted fail-closed: a run of 9 or more digits, an 8-digit run
- * that is not a YYYYMMDD date, or a letters-and-digits code of 8 or more characters with at
- * least 6 digits ("20160824XXS0025", "MRN00123456"). Decimals, ranges, dated with separators,
- * TNM and units never reach those lengths as one token.
+ * Unlabelled long identifiers, redacted fail-closed: a run of 9 or more digits, a 7- or 8-digit
+ * run that is not a YYYYMMDD date (an outpatient number whose label a photo lost, a local phone
+ * number), or a letters-and-digits code of 8 or more characters with at least 6 digits
+ * ("20160824XXS0025", "MRN00123456"). Decimals, ranges, dated with separators, TNM and units
+ * never reach those lengths as one token.
  */
 import { isYyyymmddDate } from './dates.js';
 import { toHalfWidth } from './text.js';
@@ -10,14 +11,14 @@ import type { Detection } from './types.js';
 
 const TOKEN = /(?<![A-Za-z0-9.])[A-Za-z0-9]+(?![A-Za-z0-9]|\.\d)/gu;
 const MIN_DIGIT_RUN = 9;
-const DATE_LENGTH = 8;
+const MIN_UNDATED_RUN = 7;
 const MIN_CODE_LENGTH = 8;
 const MIN_CODE_DIGITS = 6;
 
 function isIdentifier(token: string): boolean {
   const digits = (token.match(/\d/gu) ?? []).length;
   if (digits === token.length) {
-    return digits >= MIN_DIGIT_RUN || (digits === DATE_LENGTH && !isYyyymmddDate(token));
+    return digits >= MIN_DIGIT_RUN || (digits >= MIN_UNDATED_RUN && !isYyyymmddDate(token));
   }
   return token.length >= MIN_CODE_LENGTH && digits >= MIN_CODE_DIGITS;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectEmails } from '../../../../src/operations/case-file-process/detectors/email.js';
 import { detectLongIdentifiers } from '../../../../src/operations/case-file-process/detectors/long-identifier.js';
+import { detectNameBeforeSex } from '../../../../src/operations/case-file-process/detectors/name-before-sex.js';
 import { detectPassports } from '../../../../src/operations/case-file-process/detectors/passport.js';
 import { detectResidentIds, isValidResidentId } from '../../../../src/operations/case-file-process/detectors/resident-id.js';
 import { slices } from './slices.js';
@@ -74,6 +75,8 @@ describe('detectLongIdentifiers', () => {
     ['发票 01425472', ['01425472']],
     ['条码 20161399', ['20161399']],
     ['编号:A1B2C3D4E5F6', ['A1B2C3D4E5F6']],
+    // A 7-digit run, its label lost or misread on a photo.
+    ['珍  9005106  科室儿科', ['9005106']],
   ])('%s', (line, expected) => {
     const found = detectLongIdentifiers(line);
     expect(slices(line, found)).toEqual(expected);
@@ -123,5 +126,21 @@ describe('detectPassports', () => {
 
   it.each([['E12345678'], ['G12345678 护照'], ['护照 E1234567'], ['护照 XE12345678']])('nothing in %s', (line) => {
     expect(detectPassports(line)).toEqual([]);
+  });
+});
+
+describe('a name whose label was lost, right before the 性别 field', () => {
+  it.each([
+    ['孟丁  性别男  年龄  2岁', '孟丁'],
+    ['王建国  性 别 男', '王建国'],
+    ['No:123  张三 性别：女', '张三'],
+    // 名 misread before the name: a label's remnant in the name's cell.
+    ['多孟丁  性别男', '孟丁'],
+  ])('%s → %s', (line, name) => {
+    expect(detectNameBeforeSex(line).map((d) => line.slice(d.start, d.end))).toEqual([name]);
+  });
+
+  it.each([['检验项目  性别'], ['高血压  性别男'], ['患者张三性别男'], ['孟丁丁丁丁  性别男'], ['标本类型  性别']])('%s → nothing', (line) => {
+    expect(detectNameBeforeSex(line)).toEqual([]);
   });
 });

@@ -51,12 +51,19 @@ describe('labelled values: OCR-noisy separators and labels', () => {
     ['姓名：王\u{20BB7}明 性别：男', '王\u{20BB7}明'],
     ['姓名：欧阳\u{20BB7}明华', '欧阳\u{20BB7}明'],
     ['Patient: Jane Doe, 63 y/o female', 'Jane Doe'],
+    // A form's letter-spaced label, read as two cells.
+    ['姓  名孟丁  性别男', '孟丁'],
+    // The label's first character lost on a photo: where a line or cell begins, with a name's exact shape.
+    ['名孟丁  性别男  年龄2岁', '孟丁'],
+    ['门诊  名孟丁', '孟丁'],
   ])('name in %s', (line, name) => {
     expect(values(line)).toEqual([name]);
     expect(kinds(line)).toEqual(['name']);
   });
 
   it.each([
+    ['诊号90051065  科室儿科', '90051065', 'hospital_id'],
+    ['门诊号1  065  科室', '1  065', 'hospital_id'],
     ['门诊号:9005 1065 性别:男', '9005 1065', 'hospital_id'],
     ['ＩＤ号：９００５１０６５', '９００５１０６５', 'hospital_id'],
     ['住院号 Z00123', 'Z00123', 'hospital_id'],
@@ -126,6 +133,11 @@ describe('labelled values in free text (labels that are also ordinary words)', (
     ['患者男性'],
     ['患者家属'],
     ['患者高血压10年'],
+    // A clipped label only where a line or cell begins, and only before a name's exact shape.
+    ['药名阿莫西林'],
+    ['名称：左乳肿物'],
+    ['名单如下'],
+    ['诊号码'],
     ['患者周身乏力'],
     ['患者焦虑明显'],
     ['患者陈旧性心梗'],
