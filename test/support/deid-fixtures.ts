@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { DocumentCategory } from '../../src/contract/case-files.js';
+import type { Quad } from '../../src/engines/ocr/plane.js';
 import { fixturePath } from './paths.js';
 import { photoTruth } from './photos.js';
 
@@ -10,11 +11,30 @@ export interface DeidTruth {
   category: DocumentCategory;
   pages: number;
   language: 'zh' | 'en';
+  /** Degrees the page was turned clockwise when it was made (it reads upright turned back). */
+  turn?: 90 | 180;
   /** Every planted personal string exactly as printed. */
   personal: string[];
   /** Key phrases that must stay readable after de-identification. */
   clinical: string[];
 }
+
+/** Where one planted string's glyphs are on a page: the box around their ink, as a quad (turned with the page). */
+export interface PlantedGlyphs {
+  text: string;
+  quad: Quad;
+}
+
+/** A page as a viewer shows it (pixels, or a PDF page drawn at some scale), and its planted strings' glyphs. */
+export interface PageGlyphs {
+  width: number;
+  height: number;
+  planted: PlantedGlyphs[];
+}
+
+/** Each fixture's pages' glyphs (fixtures:deid writes them beside the files). */
+export const deidGlyphs = (): Record<string, PageGlyphs[]> =>
+  JSON.parse(readFileSync(join(DEID_FIXTURES, 'glyphs.json'), 'utf8')) as Record<string, PageGlyphs[]>;
 
 export interface DeidCase extends DeidTruth {
   path: string;

@@ -4,6 +4,7 @@
  * any image or PDF, the comparison rules, and the gateway's de-identification metrics.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,6 +94,28 @@ export async function pagesOf(bytes: Buffer): Promise<Buffer[]> {
 
 const tesseract = (path: string, ...args: string[]) =>
   run(TESSERACT, [path, 'stdout', ...args], { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, maxBuffer: 16 * 1024 * 1024 });
+
+/** Why the native tesseract CLI cannot read here, or null. */
+export function nativeTesseractMissing(): string | null {
+  return existsSync(TESSERACT) && existsSync(`${DEBIAN_TESSDATA}/chi_sim.traineddata`)
+    ? null
+    : 'the native tesseract CLI with chi_sim is not installed (apt-get install tesseract-ocr tesseract-ocr-chi-sim)';
+}
+
+const DEBIAN_TESSDATA = '/usr/share/tesseract-ocr/5/tessdata';
+
+/** What the native CLI reads in one page image as it lies, with the default layout and as sparse text (--psm 11). */
+export async function readNatively(png: Buffer): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'native-read-'));
+  try {
+    const path = join(dir, 'page.png');
+    await writeFile(path, png);
+    const readings = await Promise.all([[], ['--psm', '11']].map((layout) => tesseract(path, '-l', LANGS, ...layout)));
+    return readings.map((reading) => reading.stdout).join('\n');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 /** OSD confidence below which its orientation is not trusted (a sparse or noisy page). */
 const MIN_OSD_CONFIDENCE = 1.5;

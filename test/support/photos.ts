@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { PlantedGlyphs } from './deid-fixtures.js';
 import { fixturePath } from './paths.js';
 
 type Info = { name: string | null; age: string | null; cancer_type: string | null; stage: string | null };
@@ -15,6 +16,11 @@ export interface PhotoTruth {
   /** Clinical content that must stay readable. */
   clinical?: string[];
   patient_info?: Info;
+  /**
+   * Where each personal string's glyphs are, in the photo's pixels: the middle of its characters
+   * (their middle band across the line, all but the ends along it), drawn on the photo and checked by eye.
+   */
+  glyphs?: PlantedGlyphs[];
 }
 
 export const photoTruth = (): Record<string, PhotoTruth> =>
