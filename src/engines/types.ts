@@ -83,6 +83,11 @@ export interface RecognizeOptions {
   reader?: 'first' | 'independent';
   /** The page is read for de-identification: an engine that reads tables poorly may erase ruling lines first (tesseract does). */
   eraseRulingLines?: boolean;
+  /**
+   * Look closer: detect the page's lines at a larger scale than usual (PP-OCR: 4/3 of
+   * OCR_DET_MAX_SIDE). A second reading so made finds lines of a photo the first missed.
+   */
+  closerLook?: boolean;
 }
 
 export interface OcrEngine extends Engine {

@@ -286,6 +286,33 @@ class FormOcr implements OcrEngine {
   }
 }
 
+/**
+ * Reads a page as a photo taken askew (turned `turn` degrees), where only a closer look finds the
+ * name: its readings at the turn found are a clinical line, the closer look the name beside it.
+ */
+class AskewPhotoOcr implements OcrEngine {
+  readonly name = 'ocr' as const;
+  readonly looks: boolean[] = [];
+
+  constructor(private readonly turn: number) {}
+
+  status() {
+    return { state: 'ready' as const, configured: true, model: 'askew' };
+  }
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  async recognize(image: Buffer, _signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
+    const { width = 0, height = 0 } = await sharp(image).metadata();
+    this.looks.push(options?.closerLook === true);
+    const word = (text: string, x0: number, x1: number, y0: number, line: number) => ({ text, confidence: 90, box: { x0, y0, x1, y1: y0 + 40 }, line });
+    const words = [word('临床诊断:右肺上叶浸润性腺癌伴纵隔淋巴结转移', 100, 900, 200, 0), ...(options?.closerLook ? [word('姓名:', 100, 200, 100, 1), word('张三', 210, 290, 100, 1)] : [])];
+    return { text: '', words, width, height, confidence: 90, rotation: options?.rotation ?? this.turn, deskewRadians: 0 };
+  }
+}
+
 /** An OCR engine with an independent second reader, each counting its own reads. */
 class TwoReaderOcr implements OcrEngine {
   readonly name = 'ocr' as const;
@@ -437,6 +464,23 @@ describe('the self-audit', () => {
     } finally {
       await lenient.close();
     }
+  });
+
+  it('looks closer at a photo taken askew and paints what either reading finds; a scan lying square is read once', async () => {
+    const askew = new AskewPhotoOcr(30);
+    await withEngines({ ocr: askew }, async (gateway) => {
+      const { status, json } = await post(gateway, [file(1, 'report1.png')]);
+      expect(status).toBe(200);
+      expect(json.results[0].page_redactions).toEqual([{ name: 1 }]);
+      // The first reading, the closer look at its turn, then the audit.
+      expect(askew.looks).toEqual([false, true, false]);
+    });
+    const square = new AskewPhotoOcr(90);
+    await withEngines({ ocr: square }, async (gateway) => {
+      const { json } = await post(gateway, [file(1, 'report1.png')]);
+      expect(json.results[0].page_redactions).toEqual([{}]);
+      expect(square.looks).toEqual([false, false]);
+    });
   });
 
   it('withholds a file whose datum survives every round of redaction: 422 naming the page, not retryable, nothing stored', async () => {

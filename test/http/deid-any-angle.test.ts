@@ -128,10 +128,21 @@ describeWithTools('case-file-process at any angle, checked by the pixels under e
   it('covers every page of a multi-page TIFF', async () => {
     const glyphs = deidGlyphs();
     const sources = ['pathology-zh-table.png', 'medication-zh.png', 'discharge-en-contact.png'];
-    const pages = await Promise.all(sources.map(async (file) => sharp(await readFile(join(DEID_FIXTURES, file))).png().toBuffer()));
+    // A TIFF's pages share one size: each drawn page on a white sheet of the largest, at its top left.
+    const width = Math.max(...sources.map((file) => glyphs[file]![0]!.width));
+    const height = Math.max(...sources.map((file) => glyphs[file]![0]!.height));
+    const pages = await Promise.all(
+      sources.map(async (file) =>
+        sharp({ create: { width, height, channels: 3, background: '#ffffff' } })
+          .composite([{ input: await readFile(join(DEID_FIXTURES, file)), left: 0, top: 0 }])
+          .png()
+          .toBuffer(),
+      ),
+    );
     const tiff = await sharp(pages, { join: { animated: true } }).tiff({ compression: 'lzw' }).toBuffer();
     expect((await sharp(tiff).metadata()).pages).toBe(3);
-    const [outcome] = await run([{ label: 'three-page TIFF', bytes: tiff, pages: sources.map((file) => glyphs[file]![0]!), turned: 0, readBack: true }]);
+    const onSheet = sources.map((file) => ({ ...glyphs[file]![0]!, width, height }));
+    const [outcome] = await run([{ label: 'three-page TIFF', bytes: tiff, pages: onSheet, turned: 0, readBack: true }]);
     expect(outcome!.withheld).toBeUndefined();
   }, 300_000);
 

@@ -66,12 +66,14 @@ async function deidentifyPage(
   const page = await document.page(index, { raster: true });
   const raster = page.raster!;
   const reading = page.kind === 'text' ? page.page : await timed('ocr', () => recognize(page.image, context, { eraseRulingLines: true }));
+  const closer = page.kind === 'image' && !isQuarterTurn(reading.rotation) ? await timed('ocr', () => closerLook(page.image, context)) : undefined;
   try {
     if (page.kind === 'image') requireReadable(reading, index, context.deid.minConfidence);
     const redacted = await redactPage({
       pageNumber: index + 1,
       raster,
       reading,
+      ...(closer ? { alsoRead: [closer] } : {}),
       format,
       timed,
       read: (image, rotation, dataIn) => dataByEachReader(image, context, rotation, dataIn),
@@ -103,6 +105,17 @@ function requireReadable(reading: OcrPage, index: number, minConfidence: number)
   throw new UnreadablePage(
     `page ${index + 1} was read with confidence ${Math.round(reading.confidence)}, under the ${minConfidence} (DEID_MIN_CONFIDENCE) needed to de-identify it reliably; send a flat, well-lit scan`,
   );
+}
+
+const isQuarterTurn = (degrees: number) => degrees % 90 === 0;
+
+/**
+ * A photo taken askew is read twice, the second time looking closer (its lines detected at a
+ * larger scale, its lie found anew): what either reading finds is painted, each reading's boxes
+ * carried to the page through its own turn.
+ */
+function closerLook(image: Buffer, context: OperationContext): Promise<OcrPage> {
+  return recognize(image, context, { eraseRulingLines: true, closerLook: true });
 }
 
 function timer(context: OperationContext): Timed {

@@ -42,20 +42,31 @@ export function toRaster(box: Box, read: ReadFrame, raster: RasterFrame): Quad {
   return quadOf(box).map((corner) => pointOnRaster(corner, read, raster)) as Quad;
 }
 
+/** Horizontal padding of a box estimated from its word's width, in line heights: proportional Latin print puts a name's start a quarter of its height or more off the estimate. */
+const ESTIMATED_PAD = 0.5;
+/** Vertical padding of such a box: a text layer's line box ends at the font's baseline area, above the descenders (the tail of "Zhang"'s g). */
+const ESTIMATED_PAD_Y = 0.3;
+
 /**
  * Grown on every side: Chinese word boxes can be a dozen pixels off at 2000 px, and a stroke
  * just outside a box can still be read. Horizontal padding is wider (glyph edges, `:` joins).
  * Beside a neighbouring word on the line OCR's boxes are least sure at the datum's left, where
  * they leave out a left radical (the 讠 of 许) or a first digit: there the box also fills half
  * the blank to the word before (up to a line height). To the right it stops halfway to the next
- * word, so paint does not nick the next label and leave a fragment ("性别" read as "生别").
+ * word, so paint does not nick the next label and leave a fragment ("性别" read as "生别"). A box
+ * `estimated` from its word's width (a PDF's text layer gives words, not characters) is padded by
+ * half a line height on both sides, up to the next word (in proportional print the estimate
+ * missed where "Linda" begins by 13 px at 200 dpi), and by 0.3 of it above and below. A `code`
+ * (an ID number) is padded as much: on a photo the detector may end a faint number's line before
+ * its last digit, or slant it a degree off its print.
  */
-export function padded(box: Box, room: Room = { x0: undefined, x1: undefined }): Box {
+export function padded(box: Box, room: Room = { x0: undefined, x1: undefined }, estimated = false, code = false): Box {
   const height = box.y1 - box.y0;
-  const padX = Math.max(6, 0.15 * height);
-  const padY = Math.max(4, 0.1 * height);
+  const padX = Math.max(6, (estimated || code ? ESTIMATED_PAD : 0.15) * height);
+  const padY = Math.max(4, (estimated || code ? ESTIMATED_PAD_Y : 0.1) * height);
   const fillLeft = room.x0 === undefined ? box.x0 : Math.max((room.x0 + box.x0) / 2, box.x0 - height);
   const x0 = Math.min(box.x0 - padX, fillLeft);
-  const x1 = room.x1 === undefined ? box.x1 + padX : Math.max(box.x1, Math.min(box.x1 + padX, (box.x1 + room.x1) / 2));
+  const rightLimit = room.x1 === undefined ? Infinity : estimated ? room.x1 : (box.x1 + room.x1) / 2;
+  const x1 = Math.max(box.x1, Math.min(box.x1 + padX, rightLimit));
   return { x0, y0: box.y0 - padY, x1, y1: box.y1 + padY };
 }

@@ -30,6 +30,8 @@ export interface PersonalRegion {
   evidence: 'text' | 'layout';
   /** The blank around a datum read in a line, which its paint may fill. */
   room?: Room;
+  /** Its box is a share of its word's by character widths (a reader that does not place characters: a PDF's text layer, tesseract). */
+  estimated?: boolean;
   /** The datum as read; empty for layout. */
   text: string;
 }
@@ -74,6 +76,15 @@ export function spanBox(page: OcrPage, line: PageLine, start: number, end: numbe
     parts.push(partOfWord(page.words[line.words[position]!]!, line.boxes[position]!, Math.min(...chars), Math.max(...chars) + 1));
   }
   return parts.length ? union(parts) : undefined;
+}
+
+/** Whether a word of characters [start, end) of a line has no characters placed by its reader. */
+function isEstimated(page: OcrPage, line: PageLine, start: number, end: number): boolean {
+  for (let char = start; char < end; char++) {
+    const position = line.wordOf[char]!;
+    if (position >= 0 && !page.words[line.words[position]!]!.chars) return true;
+  }
+  return false;
 }
 
 /**
@@ -128,11 +139,34 @@ export function personalRegions(page: OcrPage): PersonalRegion[] {
       if (!box) throw new GatewayError('deidentification_failed', 'personal data was read that cannot be placed on the page; the file is withheld');
       const evidence = detection.rule === UNREAD_VALUE_RULE ? 'layout' : 'text';
       const text = line.text.slice(detection.start, detection.end);
-      regions.push({ box, kind: detection.kind, evidence, room: roomAround(line, detection.start, end), text });
+      const room = roomAround(line, detection.start, end);
+      regions.push({ box, kind: detection.kind, evidence, room, text, ...(isEstimated(page, line, detection.start, end) ? { estimated: true } : {}) });
+      if (isPartOfCode(detection.kind, text)) regions.push(...restOfField(box, room, detection.kind));
     }
     for (const label of findings.openLabels) regions.push(...labelValueRegions(page, line, label));
   }
   return regions;
+}
+
+/** Kinds whose value is one code or number: a field holds nothing else. */
+const CODE_KINDS: ReadonlySet<PersonalKind> = new Set(['hospital_id', 'resident_id', 'insurance_number', 'passport', 'identifier']);
+/** Characters a code is read with at least, whole: fewer are part of one whose rest was not read. */
+const MIN_WHOLE_CODE = 6;
+
+const isPartOfCode = (kind: PersonalKind, text: string) => CODE_KINDS.has(kind) && text.replace(/\s/gu, '').length < MIN_WHOLE_CODE;
+
+/** Whether a datum of this kind is one code or number. */
+export const isCode = (kind: PersonalKind) => CODE_KINDS.has(kind);
+
+/**
+ * The rest of a code's field when only part of it was read ("门诊号9" of 90051065): the blank
+ * after it up to the next word, when it is a field wide, or a blank field's width at the line's end.
+ */
+function restOfField(box: Box, room: Room, kind: PersonalKind): PersonalRegion[] {
+  const height = heightOf(box);
+  const x1 = room.x1 ?? box.x1 + RIGHT_REACH_HEIGHTS * height;
+  if (x1 - box.x1 < MIN_BLANK_FIELD_HEIGHTS * height) return [];
+  return [{ box: { x0: box.x1, y0: box.y0, x1, y1: box.y1 }, kind, evidence: 'layout', text: '' }];
 }
 
 /** Runs of characters of one word that no detection took, as [start, end) of the line. */

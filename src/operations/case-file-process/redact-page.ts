@@ -28,7 +28,7 @@ import type { OcrPage } from '../../engines/types.js';
 import { GatewayError } from '../../errors.js';
 import type { PersonalKind } from './detectors/index.js';
 import { padded, toRaster, type RasterFrame } from './geometry.js';
-import { personalRegions, textBesideData } from './locate.js';
+import { isCode, personalRegions, textBesideData } from './locate.js';
 import { paintPage, type OutputFormat } from './output.js';
 import { fillWithSurroundings, meanIn } from './pixels.js';
 
@@ -52,6 +52,8 @@ export interface PageWork {
   raster: PageRaster;
   /** The page as first read: its text layer or OCR. */
   reading: OcrPage;
+  /** Other readings of the page as sent (a closer look at a photo): the data they find is painted too. */
+  alsoRead?: readonly OcrPage[];
   format: OutputFormat;
   read: ReadAt;
   timed: Timed;
@@ -111,7 +113,7 @@ function locate(reading: OcrPage, raster: RasterFrame, evidence: 'any' | 'text')
   return personalRegions(reading)
     .filter((region) => evidence === 'any' || region.evidence === 'text')
     .map((region) => ({
-      box: toRaster(padded(region.box, region.room), reading, raster),
+      box: toRaster(padded(region.box, region.room, region.estimated, isCode(region.kind)), reading, raster),
       core: toRaster(region.box, reading, raster),
       kind: region.kind,
       text: region.text,
@@ -120,7 +122,7 @@ function locate(reading: OcrPage, raster: RasterFrame, evidence: 'any' | 'text')
 
 export async function redactPage(work: PageWork): Promise<RedactedPage> {
   const { located, readBefore } = await work.timed('detect', async () => ({
-    located: locate(work.reading, work.raster, 'any'),
+    located: withOtherReadings(locate(work.reading, work.raster, 'any'), work),
     readBefore: textBesideData(work.reading).map((read) => ({
       box: toRaster(padded(read.box), work.reading, work.raster),
       core: toRaster(read.box, work.reading, work.raster),
@@ -140,6 +142,13 @@ export async function redactPage(work: PageWork): Promise<RedactedPage> {
     'deidentification_failed',
     `page ${work.pageNumber}: personal data (${kinds}) was still readable after ${AUDITS} rounds of redaction; the file is withheld`,
   );
+}
+
+/** The data the other readings find besides, not under the first reading's paint already. */
+function withOtherReadings(located: Located[], work: PageWork): Located[] {
+  const paint = located.map((item) => item.box);
+  const others = (work.alsoRead ?? []).flatMap((reading) => locate(reading, work.raster, 'any'));
+  return [...located, ...others.filter((item) => coveredShare(item.core, paint) < COVERED)];
 }
 
 /**

@@ -75,6 +75,12 @@ describe('OCR frame to raster', () => {
     expect(padded({ x0: 100, y0: 100, x1: 110, y1: 105 })).toEqual({ x0: 94, y0: 96, x1: 116, y1: 109 });
   });
 
+  it('pads a box estimated from its word (no placed characters) by half a line height, up to the next word, and below its descenders', () => {
+    const box = { x0: 100, y0: 100, x1: 200, y1: 140 };
+    expect(padded(box, { x0: undefined, x1: undefined }, true)).toEqual({ x0: 80, y0: 88, x1: 220, y1: 152 });
+    expect(padded(box, { x0: 90, x1: 210 }, true)).toMatchObject({ x0: 80, x1: 210 });
+  });
+
   it('beside neighbouring words, fills half the blank to the left one and stops halfway to the right one', () => {
     const box = { x0: 100, y0: 100, x1: 200, y1: 140 };
     // 30 px of blank to the left word: half of it painted; 2 px to the right one: 1 px.
@@ -145,6 +151,16 @@ describe('label-value layout', () => {
     ]);
   });
 
+  it('a code read only in part takes the rest of its field: the blank up to the next word', () => {
+    const part = page([word('门诊号', 0, 0, 120, 0), word('9', 130, 0, 150, 0), word('科室', 400, 0, 480, 0)]);
+    expect(personalRegions(part).map((region) => [region.evidence, region.box])).toEqual([
+      ['text', { x0: 130, y0: 0, x1: 150, y1: 40 }],
+      ['layout', { x0: 150, y0: 0, x1: 400, y1: 40 }],
+    ]);
+    const whole = page([word('门诊号', 0, 0, 120, 0), word('90051065', 130, 0, 290, 0), word('科室', 400, 0, 480, 0)]);
+    expect(personalRegions(whole).map((region) => region.evidence)).toEqual(['text']);
+  });
+
   it('a label whose value was not read takes the blank up to the next word on its line, when that is a field wide', () => {
     const unread = page([word('门诊号', 0, 0, 120, 0), word('科室', 400, 0, 480, 0), word('儿科', 500, 0, 580, 0)]);
     expect(personalRegions(unread).map((region) => [region.evidence, region.box])).toEqual([['layout', { x0: 120, y0: 0, x1: 400, y1: 40 }]]);
@@ -158,6 +174,8 @@ describe('evidence', () => {
     const ocr = page([word('姓名:', 0, 0, 100, 0), word('张三', 110, 0, 190, 0), word('门诊号:', 0, 60, 140, 1), word('IERE', 150, 60, 230, 1)]);
     expect(personalRegions(ocr).map((region) => [region.kind, region.evidence])).toEqual([
       ['name', 'text'],
+      ['hospital_id', 'layout'],
+      // A code read short: the rest of its field too.
       ['hospital_id', 'layout'],
     ]);
   });

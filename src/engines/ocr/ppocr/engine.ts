@@ -63,7 +63,7 @@ class PageReader implements PoolWorker {
   }
 
   /** Settles when the worker is done with the page: read, failed, or stopped after `signal` aborted. */
-  read(image: Buffer, rotation: OcrPage['rotation'] | undefined, signal: AbortSignal): Promise<OcrPage> {
+  read(image: Buffer, options: Pick<RecognizeOptions, 'rotation' | 'closerLook'>, signal: AbortSignal): Promise<OcrPage> {
     if (signal.aborted) return Promise.reject(signal.reason);
     const id = this.nextId++;
     const cancel = () => this.send({ type: 'cancel', id });
@@ -73,7 +73,8 @@ class PageReader implements PoolWorker {
       // A copy of its own, moved to the worker rather than copied again.
       const copy = new ArrayBuffer(image.byteLength);
       new Uint8Array(copy).set(image);
-      this.send({ type: 'read', id, image: new Uint8Array(copy), ...(rotation === undefined ? {} : { rotation }) }, [copy]);
+      const { rotation, closerLook } = options;
+      this.send({ type: 'read', id, image: new Uint8Array(copy), ...(rotation === undefined ? {} : { rotation }), ...(closerLook ? { closerLook } : {}) }, [copy]);
     }).finally(() => signal.removeEventListener('abort', cancel));
   }
 
@@ -156,7 +157,7 @@ export class PpOcrEngine implements OcrEngine {
   recognize(image: Buffer, signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
     const pool = this.pool;
     if (this.state !== 'ready' || !pool) return Promise.reject(new GatewayError('engine_unavailable', `the ocr engine is ${this.state}`));
-    return pool.use(signal, (reader, stop) => reader.read(image, options?.rotation, stop)).catch((error: unknown) => {
+    return pool.use(signal, (reader, stop) => reader.read(image, options ?? {}, stop)).catch((error: unknown) => {
       if (signal.aborted || isGatewayError(error)) throw error;
       throw new GatewayError('engine_failed', `OCR failed: ${error instanceof Error ? error.message : String(error)}`, { retryable: true });
     });

@@ -18,7 +18,7 @@ export interface WorkerConfig {
 }
 
 export type PageRequest =
-  | { type: 'read'; id: number; image: Uint8Array; rotation?: OcrPage['rotation'] }
+  | { type: 'read'; id: number; image: Uint8Array; rotation?: OcrPage['rotation']; closerLook?: boolean }
   | { type: 'cancel'; id: number };
 
 export type WorkerMessage =
@@ -30,6 +30,8 @@ export type WorkerMessage =
 const port = parentPort!;
 const { files, settings, quantization } = workerData as WorkerConfig;
 const post = (message: WorkerMessage) => port.postMessage(message);
+/** A closer look detects at 4/3 of the usual side (a multiple of 32). */
+const closerSettings: PipelineSettings = { ...settings, detection: { ...settings.detection, maxSide: Math.round((settings.detection.maxSide * 4) / 3 / 32) * 32 } };
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
 
 try {
@@ -39,7 +41,7 @@ try {
     if (request.type === 'cancel') return reading.get(request.id)?.abort(new Error('the page was cancelled'));
     const cancel = new AbortController();
     reading.set(request.id, cancel);
-    readPage(models, request.image, settings, request.rotation, cancel.signal)
+    readPage(models, request.image, request.closerLook ? closerSettings : settings, request.rotation, cancel.signal)
       .then(
         (page) => post({ type: 'page', id: request.id, page }),
         (error: unknown) => post({ type: 'error', id: request.id, reason: reasonOf(error) }),

@@ -1,8 +1,8 @@
 /**
  * Finds labels in a line: the longest label at each place wins, CJK labels may carry a few OCR
  * spaces between characters ("姓 名", a form's letter-spaced "姓  名"), Latin labels are
- * case-insensitive whole words, and a label clipped of its first character ("名") only where a
- * line or cell begins.
+ * case-insensitive whole words (a long one with a letter misread before a colon too, "Patiet:"),
+ * and a label clipped of its first character ("名") only where a line or cell begins.
  */
 import { CLIPPED_LABELS, FIELD_LABELS, NOT_LABELS, PERSONAL_LABELS } from './labels.js';
 import type { PersonalKind } from './types.js';
@@ -56,10 +56,35 @@ function entryOf(match: RegExpExecArray | RegExpMatchArray): (typeof VOCABULARY)
 }
 
 export function scanLabels(line: string): LabelMatch[] {
-  return [...line.matchAll(LABELS)].map((match) => {
+  const found = [...line.matchAll(LABELS)].map((match) => {
     const { label, category } = entryOf(match);
     return { start: match.index, end: match.index + match[0].length, label, category };
   });
+  const misread = misreadLabels(line).filter((label) => !found.some((other) => other.start < label.end && label.start < other.end));
+  return [...found, ...misread].sort((a, b) => a.start - b.start);
+}
+
+/** Latin labels long enough that one letter misread ("Patiet:" for Patient) still names them. */
+const LONG_LATIN_LABELS = VOCABULARY.filter(({ label, category }) => /^[A-Za-z]{6,}$/u.test(label) && category !== 'field' && category !== 'not-label');
+/** A Latin word marked as a label by the colon after it. */
+const COLON_WORD = /(?<![A-Za-z])[A-Za-z]{5,}(?=\s?[:：])/gu;
+
+/** Words before a colon that are a long Latin label with one letter misread, dropped or added. */
+function misreadLabels(line: string): LabelMatch[] {
+  return [...line.matchAll(COLON_WORD)].flatMap((match) => {
+    const word = match[0].toLowerCase();
+    const entry = LONG_LATIN_LABELS.find(({ label }) => withinOneEdit(word, label.toLowerCase()));
+    return entry ? [{ start: match.index, end: match.index + match[0].length, label: entry.label, category: entry.category }] : [];
+  });
+}
+
+/** Whether one letter changed, dropped or added turns `a` into `b`. */
+function withinOneEdit(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
 }
 
 /** The vocabulary entry that the whole text is, if any. */

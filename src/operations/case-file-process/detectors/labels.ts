@@ -59,13 +59,14 @@ export const NOT_LABELS: readonly string[] = [
 ];
 
 /**
- * Labels as OCR reads them with their first character lost (a photo's faint or clipped
- * print: "名孟丁" for 姓名 孟丁, "诊号" for 门诊号). They count only where a line or a cell
- * begins, and, being ordinary characters too, with a value of the exact shape of their kind.
+ * Labels as OCR reads them with characters lost (a photo's faint or clipped print: "名孟丁" for
+ * 姓名 孟丁, "诊号", "门  号", "号" or "诊" for 门诊号). They count only where a line or a cell
+ * begins, and, being ordinary characters too, with a value of the exact shape of their kind (an
+ * identifier holds a digit): "号  9005  1065" is an outpatient number, "名单" no name.
  */
 export const CLIPPED_LABELS: Readonly<Partial<Record<PersonalKind, readonly string[]>>> = {
   name: ['名'],
-  hospital_id: ['诊号', '院号', '案号', '历号'],
+  hospital_id: ['诊号', '院号', '案号', '历号', '门号', '诊', '号'],
 };
 
 /** Labels that are also ordinary words: without a colon their value must have the exact shape of its kind. */

@@ -10,8 +10,14 @@ import { toHalfWidth } from './text.js';
 import type { Detection } from './types.js';
 
 const TOKEN = /(?<![A-Za-z0-9.])[A-Za-z0-9]+(?![A-Za-z0-9]|\.\d)/gu;
+/**
+ * Groups of 4 or more digits a space or two apart, one number that OCR cut into cells
+ * ("9005  1065"); groups this long are no lab value or range, which OCR splits at 3 digits at most.
+ */
+const DIGIT_GROUPS = /(?<![\d.])\d{4,}(?: {1,2}\d{4,})+(?![\d.])/gu;
 const MIN_DIGIT_RUN = 9;
 const MIN_UNDATED_RUN = 7;
+const DATE_LENGTH = 8;
 const MIN_CODE_LENGTH = 8;
 const MIN_CODE_DIGITS = 6;
 
@@ -25,7 +31,7 @@ function isIdentifier(token: string): boolean {
 
 export function detectLongIdentifiers(rawLine: string): Detection[] {
   const line = toHalfWidth(rawLine);
-  return [...line.matchAll(TOKEN)]
-    .filter((match) => isIdentifier(match[0]))
-    .map((match) => ({ start: match.index, end: match.index + match[0].length, kind: 'identifier', rule: 'long-identifier' }));
+  const tokens = [...line.matchAll(TOKEN)].filter((match) => isIdentifier(match[0]));
+  const groups = [...line.matchAll(DIGIT_GROUPS)].filter((match) => match[0].replace(/ /gu, '').length >= DATE_LENGTH);
+  return [...tokens, ...groups].map((match) => ({ start: match.index, end: match.index + match[0].length, kind: 'identifier' as const, rule: 'long-identifier' }));
 }

@@ -75,8 +75,9 @@ describe('detectLongIdentifiers', () => {
     ['发票 01425472', ['01425472']],
     ['条码 20161399', ['20161399']],
     ['编号:A1B2C3D4E5F6', ['A1B2C3D4E5F6']],
-    // A 7-digit run, its label lost or misread on a photo.
+    // A 7-digit run, its label lost or misread on a photo; a number OCR cut into cells of 4 or more digits.
     ['珍  9005106  科室儿科', ['9005106']],
+    ['#  9005  1065  科室', ['9005  1065']],
   ])('%s', (line, expected) => {
     const found = detectLongIdentifiers(line);
     expect(slices(line, found)).toEqual(expected);
@@ -91,6 +92,8 @@ describe('detectLongIdentifiers', () => {
     ['血小板计数 171 125-350'],
     ['pT2N1M0 T3N1M0 IIIA期'],
     ['Ki-67 60% 3.2×2.1cm C34.1'],
+    ['血小板计数  171  100  300'],
+    ['2016  08  24'],
     ['CEA 3.1415926535 ng/ml'],
     ['4.0～10.0 12345678.9'],
     ['ABCDEFGH12345'],

@@ -56,6 +56,9 @@ describe('labelled values: OCR-noisy separators and labels', () => {
     // The label's first character lost on a photo: where a line or cell begins, with a name's exact shape.
     ['名孟丁  性别男  年龄2岁', '孟丁'],
     ['门诊  名孟丁', '孟丁'],
+    // A long Latin label with one letter misread, marked by its colon.
+    ['Patiet:Thomas Walsh Sex: Male', 'Thomas Walsh'],
+    ['Physican: Robert Chen', 'Robert Chen'],
   ])('name in %s', (line, name) => {
     expect(values(line)).toEqual([name]);
     expect(kinds(line)).toEqual(['name']);
@@ -64,6 +67,8 @@ describe('labelled values: OCR-noisy separators and labels', () => {
   it.each([
     ['诊号90051065  科室儿科', '90051065', 'hospital_id'],
     ['门诊号1  065  科室', '1  065', 'hospital_id'],
+    ['门  号  9005  1065  科室', '9005  1065', 'hospital_id'],
+    ['号  9005  科室儿科', '9005', 'hospital_id'],
     ['门诊号:9005 1065 性别:男', '9005 1065', 'hospital_id'],
     ['ＩＤ号：９００５１０６５', '９００５１０６５', 'hospital_id'],
     ['住院号 Z00123', 'Z00123', 'hospital_id'],
@@ -137,6 +142,8 @@ describe('labelled values in free text (labels that are also ordinary words)', (
     ['药名阿莫西林'],
     ['名称：左乳肿物'],
     ['名单如下'],
+    ['Patiently waiting'],
+    ['Pattern: regular'],
     ['诊号码'],
     ['患者周身乏力'],
     ['患者焦虑明显'],

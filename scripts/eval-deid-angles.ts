@@ -1,0 +1,130 @@
+/**
+ * De-identification at any angle, per angle: each de-identification fixture page (its first page)
+ * and both real blood-count photos, turned every 15° on a desk and photographed tilted, through
+ * case-file-process one at a time. For each: returned or withheld (and why), how many planted
+ * strings' glyphs lie under paint in what came back (pixels, no reader), and the share of the
+ * first reading's text each audit reader read again (gateway_deid_audit_read_share).
+ *
+ *   npm run eval:deid-angles [-- --only photos] [-- --angles 0,45,90] [-- --tilts 30,45]
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import sharp from 'sharp';
+import type { CaseFileProcessResponse } from '../src/contract/case-files.js';
+import { deidGlyphs, DEID_FIXTURES, type PageGlyphs } from '../test/support/deid-fixtures.js';
+import { startOcrGateway, type OcrGateway } from '../test/support/eval-gateway.js';
+import { fixturePath } from '../test/support/paths.js';
+import { photoTruth } from '../test/support/photos.js';
+import { coverage, placed, tiltedPage, turnedPage, uncovered, type DistortedPage } from '../test/support/redaction.js';
+
+const TILT_SIDES = ['top', 'bottom', 'left', 'right'] as const;
+
+interface Source {
+  name: string;
+  png: Buffer;
+  page: PageGlyphs;
+  drawn: { width: number; height: number };
+}
+
+async function source(name: string, bytes: Buffer, page: PageGlyphs): Promise<Source> {
+  const png = await sharp(bytes).rotate().png().toBuffer();
+  const { width = 0, height = 0 } = await sharp(png).metadata();
+  return { name, png, page, drawn: { width, height } };
+}
+
+async function sources(only: string | undefined): Promise<Source[]> {
+  const glyphs = deidGlyphs();
+  const fixtures = Object.keys(glyphs).filter((file) => !file.endsWith('.pdf'));
+  const photos = ['np2016_bloodtestreport2.jpg', 'np2016_bloodtestreport1.jpg'];
+  const all = [
+    ...(await Promise.all(fixtures.map(async (file) => source(file, await readFile(join(DEID_FIXTURES, file)), glyphs[file]![0]!)))),
+    ...(await Promise.all(
+      photos.map(async (photo) => {
+        const bytes = await readFile(fixturePath('photos', photo));
+        const { width = 0, height = 0 } = await sharp(bytes).metadata();
+        return source(photo, bytes, { width, height, planted: photoTruth()[photo]!.glyphs! });
+      }),
+    )),
+  ];
+  if (only === 'photos') return all.filter((item) => photos.includes(item.name));
+  return only ? all.filter((item) => item.name.includes(only)) : all;
+}
+
+/** The audit readings' shares so far, by reader: sum and count of the histogram. */
+async function readShares(gateway: OcrGateway): Promise<Record<string, { sum: number; count: number }>> {
+  const text = await (await fetch(`${gateway.baseUrl}/metrics`)).text();
+  const shares: Record<string, { sum: number; count: number }> = {};
+  for (const [, what, reader, value] of text.matchAll(/^gateway_deid_audit_read_share_(sum|count)\{reader="(\w+)"\} ([\d.eE+-]+)$/gm)) {
+    shares[reader!] ??= { sum: 0, count: 0 };
+    shares[reader!]![what as 'sum' | 'count'] = Number(value);
+  }
+  return shares;
+}
+
+interface Row {
+  source: string;
+  how: string;
+  outcome: string;
+  covered: string;
+  first: string;
+  independent: string;
+  ms: number;
+  open: string[];
+}
+
+async function evaluate(gateway: OcrGateway, dir: string, item: Source, how: string, page: DistortedPage): Promise<Row> {
+  const path = join(dir, 'page.png');
+  await writeFile(path, page.png);
+  const before = await readShares(gateway);
+  const { status, body, ms } = await gateway.postFiles<CaseFileProcessResponse>('/ai/v1/case-file-process', [path]);
+  const after = await readShares(gateway);
+  const share = (reader: string) => {
+    const count = (after[reader]?.count ?? 0) - (before[reader]?.count ?? 0);
+    return count ? (((after[reader]?.sum ?? 0) - (before[reader]?.sum ?? 0)) / count).toFixed(2) : '-';
+  };
+  const row = { source: item.name, how, first: share('first'), independent: share('independent'), ms: Math.round(ms) };
+  if ('error' in body) return { ...row, outcome: `withheld (${status})`, covered: '-', open: [body.error.message.replace(/^file \d+: /, '')] };
+  const download = await fetch(new URL(new URL(body.results[0]!.desensitized_url).pathname, gateway.baseUrl));
+  const produced = Buffer.from(await download.arrayBuffer());
+  const pages = await coverage(produced, [placed(item.page, page, item.drawn)]);
+  const open = uncovered(pages);
+  // Planted strings are printed masked: the photos show real people.
+  return { ...row, outcome: 'returned', covered: `${pages[0]!.length - open.length}/${pages[0]!.length}`, open: open.map((line) => line.replace(/^page 1: (.)\S*/u, '$1***')) };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { only: { type: 'string' }, angles: { type: 'string' }, tilts: { type: 'string', default: '30,45' } } });
+  const angles = values.angles ? values.angles.split(',').map(Number) : Array.from({ length: 24 }, (_, i) => i * 15);
+  const tilts = values.tilts ? values.tilts.split(',').filter(Boolean).map(Number) : [];
+  const selected = await sources(values.only);
+  const gateway = await startOcrGateway({ OCR_WORKERS: '1' });
+  const dir = await mkdtemp(join(tmpdir(), 'eval-deid-angles-'));
+  const rows: Row[] = [];
+  try {
+    console.log(`case-file-process, OCR ${gateway.model}; ${selected.length} pages × ${angles.length} turns + ${tilts.length * TILT_SIDES.length} tilts, one at a time\n`);
+    console.log('page'.padEnd(30), 'distortion'.padEnd(20), 'outcome'.padEnd(15), 'covered'.padStart(8), 'read 1st'.padStart(9), 'read 2nd'.padStart(9), 'ms'.padStart(7));
+    for (const item of selected) {
+      const cases: Array<[string, () => Promise<DistortedPage>]> = [
+        ...angles.map((angle): [string, () => Promise<DistortedPage>] => [`turned ${angle}°`, () => turnedPage(item.png, angle)]),
+        ...tilts.flatMap((tilt) => TILT_SIDES.map((side): [string, () => Promise<DistortedPage>] => [`tilted ${tilt}° ${side}`, () => tiltedPage(item.png, side, tilt)])),
+      ];
+      for (const [how, make] of cases) {
+        const row = await evaluate(gateway, dir, item, how, await make());
+        rows.push(row);
+        console.log(row.source.padEnd(30), row.how.padEnd(20), row.outcome.padEnd(15), row.covered.padStart(8), row.first.padStart(9), row.independent.padStart(9), String(row.ms).padStart(7));
+        for (const line of row.open) console.log(`    ${line}`);
+      }
+    }
+  } finally {
+    await gateway.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+  const returned = rows.filter((row) => row.outcome === 'returned');
+  const leaking = returned.filter((row) => row.open.length);
+  console.log(`\npages: ${rows.length}; returned ${returned.length}, every planted string covered on ${returned.length - leaking.length}; withheld ${rows.length - returned.length}`);
+  process.exitCode = leaking.length ? 1 : 0;
+}
+
+await main();
