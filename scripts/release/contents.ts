@@ -34,7 +34,7 @@ export function unwantedPaths(target: Target): string[] {
     // ... and what it builds from: the llama.cpp source bundle and its clone, the build folders.
     'node-llama-cpp/llama/gitRelease.bundle',
     'node-llama-cpp/llama/llama.cpp',
-    ...(target === 'cpu' ? ['node-llama-cpp/llama/localBuilds'] : []),
+    ...(target === 'cpu' ? ['node-llama-cpp/llama/localBuilds', 'node-llama-cpp/llama/lastBuild.json', 'node-llama-cpp/llama/llama.cpp.info.json'] : []),
     // an optional peer of node-llama-cpp, used only by its CLI
     'typescript',
     // onnxruntime-node ships every platform's runtime in one package
