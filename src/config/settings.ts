@@ -163,7 +163,7 @@ export const SETTINGS = {
       env: 'CALLBACK_SECRET_PREVIOUS',
       type: types.secret(16),
       defaultDoc: 'none',
-      doc: 'while rotating `CALLBACK_SECRET`: the old key; callbacks carry a signature made with each key until it is removed (docs/operations/callbacks.md)',
+      doc: "while rotating `CALLBACK_SECRET`: the old key; callbacks carry a signature made with each key until it is removed (the operator's guide, §10.4)",
     }),
     timeoutMs: setting({ env: 'CALLBACK_TIMEOUT_MS', type: types.positiveInt, default: 10_000, doc: 'time limit of one callback POST' }),
     retryBaseMs: setting({
