@@ -17,6 +17,15 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { selftest } from './selftest/run.js';
 
+const USAGE = `mdt-gateway selftest [--base-url URL] [--token T] [--wait S] [--callback-timeout S] [--slow-first S]
+                     [--require-all] [--contract-only]
+
+Every operation against the running gateway on samples shipped with it; exit 0 passed, 1 a check
+failed, 2 passed with a first call slower than a warm one by more than --slow-first (default 5) s.
+Defaults from the gateway's environment: --base-url http://127.0.0.1:$PORT, --token the first of
+API_TOKENS; AI-3 listens on CALLBACK_BASE_URL (a loopback http:// address, else AI-3 is skipped)
+and checks signatures with CALLBACK_SECRET. Operator's guide §2.7.`;
+
 /** The samples, copied beside the compiled self-test by `npm run build`. */
 const SAMPLES = new URL('./selftest/samples/', import.meta.url);
 
@@ -31,8 +40,13 @@ async function main(): Promise<number> {
       'slow-first': { type: 'string', default: '5' },
       'require-all': { type: 'boolean', default: false },
       'contract-only': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
     },
   });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   return selftest({
     baseUrl: values['base-url'],
     token: values.token,
