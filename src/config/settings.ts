@@ -417,7 +417,7 @@ export const SETTINGS = {
       type: types.path,
       default: BUILT_WHISPER_CLI,
       defaultDoc: '`<install dir>/.build/whisper/bin/whisper-cli`',
-      doc: 'whisper-cli; the default (resolved from the installation folder, not the working directory) is what `npm install` / `npm run setup:whisper` builds',
+      doc: 'whisper-cli; the default (resolved from the installation folder, not the working directory) is what `npm install` / `npm run setup:whisper` builds, and where the release carries the one built for its target',
     }),
     ffmpegBin: setting({ env: 'FFMPEG_BIN', type: types.command, default: 'ffmpeg', doc: 'ffmpeg' }),
     language: setting({
