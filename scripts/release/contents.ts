@@ -31,9 +31,19 @@ export function unwantedPaths(target: Target): string[] {
     '@node-llama-cpp/linux-x64-cuda-ext',
     '@node-llama-cpp/mac-*',
     '@node-llama-cpp/win-*',
-    // ... and what it builds from: the llama.cpp source bundle and its clone, the build folders.
+    // ... and what it builds from: the llama.cpp source bundle and its clone, the addon's source,
+    // CMake files and toolchains for every platform, the build folders; the placeholders of
+    // binaries that moved to the @node-llama-cpp packages.
     'node-llama-cpp/llama/gitRelease.bundle',
     'node-llama-cpp/llama/llama.cpp',
+    'node-llama-cpp/llama/addon',
+    'node-llama-cpp/llama/cmake',
+    'node-llama-cpp/llama/toolchains',
+    'node-llama-cpp/llama/profiles',
+    'node-llama-cpp/llama/patches',
+    'node-llama-cpp/llama/xpack',
+    'node-llama-cpp/llama/CMakeLists.txt',
+    'node-llama-cpp/bins/_*.moved.txt',
     ...(target === 'cpu' ? ['node-llama-cpp/llama/localBuilds', 'node-llama-cpp/llama/lastBuild.json', 'node-llama-cpp/llama/llama.cpp.info.json'] : []),
     // an optional peer of node-llama-cpp, used only by its CLI
     'typescript',

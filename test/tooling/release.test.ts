@@ -58,6 +58,9 @@ describe('removeUnwanted', () => {
     put('node_modules/node-llama-cpp/llama/localBuilds/linux-x64-cuda/CMakeCache.txt');
     put('node_modules/node-llama-cpp/llama/localBuilds/linux-x64/Release/llama-addon.node', elf(62));
     put('node_modules/node-llama-cpp/dist/index.js');
+    put('node_modules/node-llama-cpp/llama/toolchains/win32.host-x64.target-arm64.cmake');
+    put('node_modules/node-llama-cpp/bins/_win-x64-cuda.moved.txt');
+    put('node_modules/node-llama-cpp/llama/grammars/json.gbnf');
     put('node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1', elf(62));
     put('node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime_providers_cuda.so', elf(62));
     put('node_modules/onnxruntime-node/bin/napi-v6/darwin/arm64/libonnxruntime.dylib', MACH_O);
@@ -78,7 +81,10 @@ describe('removeUnwanted', () => {
     expect(present('better-sqlite3/build/Release/better_sqlite3.node')).toBe(true);
     expect(present('node-llama-cpp/dist/index.js')).toBe(true);
     expect(present('nodejs-whisper/package.json')).toBe(true);
+    expect(present('node-llama-cpp/llama/grammars/json.gbnf')).toBe(true);
     for (const gone of [
+      'node-llama-cpp/llama/toolchains',
+      'node-llama-cpp/bins/_win-x64-cuda.moved.txt',
       '@node-llama-cpp/linux-x64-cuda',
       '@node-llama-cpp/linux-arm64',
       'node-llama-cpp/llama/gitRelease.bundle',
