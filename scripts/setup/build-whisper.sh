@@ -7,15 +7,21 @@
 #   scripts/setup/build-whisper.sh                  # build, fail loudly if it cannot
 #   scripts/setup/build-whisper.sh --if-possible    # postinstall: explain and exit 0 instead
 #
+#   scripts/setup/build-whisper.sh --print-flags    # the cmake flags it would build with, one a line
+#
 # WHISPER_CUDA=auto|on|off (default auto: on when nvcc is found and an NVIDIA device is present),
-# WHISPER_NATIVE=on|off (default on: tune for this machine's CPU; off for a portable binary),
+# WHISPER_NATIVE=on|off (default on: tune for this machine's CPU; off for a portable binary, which
+# still needs AVX2, FMA and F16C: any x86-64 server CPU since 2013),
+# CUDA_ARCHITECTURES (the GPUs a CUDA build carries real code for: cuda-architectures.sh),
+# WHISPER_OUT (default .build/whisper: where the binary and its stamp go; the release uses one per target),
 # WHISPER_BUILD_JOBS (default: the number of cores).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/setup/cuda-architectures.sh
 
 mode="${1:-strict}"
 src="node_modules/nodejs-whisper/cpp/whisper.cpp"
-out=".build/whisper"
+out="${WHISPER_OUT:-.build/whisper}"
 bin="$out/bin/whisper-cli"
 
 give_up() {
@@ -26,12 +32,6 @@ give_up() {
   fi
   exit 1
 }
-
-[ -f "$src/CMakeLists.txt" ] || give_up "whisper.cpp source not found at $src (run npm install)"
-command -v cmake >/dev/null || give_up "cmake not found (Debian: apt-get install -y cmake)"
-command -v c++ >/dev/null || give_up "no C++ compiler (Debian: apt-get install -y build-essential)"
-
-version="$(sed -n 's/^project("whisper.cpp" VERSION \([0-9.]*\)).*/\1/p' "$src/CMakeLists.txt")"
 
 nvcc_bin="$(command -v nvcc || true)"
 if [ -z "$nvcc_bin" ] && [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then nvcc_bin="$CUDA_HOME/bin/nvcc"; fi
@@ -44,7 +44,21 @@ native="${WHISPER_NATIVE:-on}"
 flags=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DWHISPER_BUILD_TESTS=OFF -DWHISPER_BUILD_SERVER=OFF
   -DWHISPER_SDL2=OFF -DWHISPER_CURL=OFF -DGGML_OPENMP=OFF "-DGGML_NATIVE=$([ "$native" = on ] && echo ON || echo OFF)"
   "-DGGML_CUDA=$([ "$cuda" = on ] && echo ON || echo OFF)")
-if [ "$cuda" = on ] && [ -n "$nvcc_bin" ]; then flags+=("-DCMAKE_CUDA_COMPILER=$nvcc_bin"); fi
+if [ "$cuda" = on ]; then
+  # Real code for every GPU of the list: ggml's default gives Turing, Ampere-100 and Hopper only
+  # PTX, which the driver compiles at every whisper-cli start (~40 s each on an H200, measured).
+  flags+=("-DCMAKE_CUDA_ARCHITECTURES=$(cuda_architectures)")
+  if [ -n "$nvcc_bin" ]; then flags+=("-DCMAKE_CUDA_COMPILER=$nvcc_bin"); fi
+fi
+if [ "$mode" = --print-flags ]; then
+  printf '%s\n' "${flags[@]}"
+  exit 0
+fi
+
+[ -f "$src/CMakeLists.txt" ] || give_up "whisper.cpp source not found at $src (run npm install)"
+command -v cmake >/dev/null || give_up "cmake not found (Debian: apt-get install -y cmake)"
+command -v c++ >/dev/null || give_up "no C++ compiler (Debian: apt-get install -y build-essential)"
+version="$(sed -n 's/^project("whisper.cpp" VERSION \([0-9.]*\)).*/\1/p' "$src/CMakeLists.txt")"
 
 # A native build runs only on the CPU it was built for: a .build/ restored on another CPU rebuilds.
 cpu="$([ "$native" = on ] && sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1 || echo portable)"

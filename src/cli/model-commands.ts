@@ -57,6 +57,7 @@ export async function fetchProfile(context: Context, profile: string): Promise<v
       context.log(`${entry.file}: present and verified`);
       continue;
     }
+    if (entry.url === null) throw new Error(`${entry.file} has no download URL (${entry.note ?? 'it is made, not downloaded'}); place it in ${context.modelsDir}`);
     const result = await download({
       url: entry.url,
       dest,

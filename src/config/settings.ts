@@ -163,7 +163,7 @@ export const SETTINGS = {
       env: 'CALLBACK_SECRET_PREVIOUS',
       type: types.secret(16),
       defaultDoc: 'none',
-      doc: 'while rotating `CALLBACK_SECRET`: the old key; callbacks carry a signature made with each key until it is removed (docs/operations/callbacks.md)',
+      doc: "while rotating `CALLBACK_SECRET`: the old key; callbacks carry a signature made with each key until it is removed (the operator's guide, §10.4)",
     }),
     timeoutMs: setting({ env: 'CALLBACK_TIMEOUT_MS', type: types.positiveInt, default: 10_000, doc: 'time limit of one callback POST' }),
     retryBaseMs: setting({
@@ -423,7 +423,7 @@ export const SETTINGS = {
       type: types.path,
       default: BUILT_WHISPER_CLI,
       defaultDoc: '`<install dir>/.build/whisper/bin/whisper-cli`',
-      doc: 'whisper-cli; the default (resolved from the installation folder, not the working directory) is what `npm install` / `npm run setup:whisper` builds',
+      doc: 'whisper-cli; the default (resolved from the installation folder, not the working directory) is what `npm install` / `npm run setup:whisper` builds, and where the release carries the one built for its target',
     }),
     ffmpegBin: setting({ env: 'FFMPEG_BIN', type: types.command, default: 'ffmpeg', doc: 'ffmpeg' }),
     language: setting({

@@ -23,7 +23,8 @@ export interface TestGateway {
 /** Builds the real app on a fresh data dir, logging at debug into memory. */
 export async function startGateway(
   env: NodeJS.ProcessEnv = {},
-  options: { engines?: EngineSet; listen?: boolean; dataDir?: string; keepDataDir?: boolean } = {},
+  /** listen: on a free loopback port, or on the one given (when the links it hands out must name it). */
+  options: { engines?: EngineSet; listen?: boolean | number; dataDir?: string; keepDataDir?: boolean } = {},
 ): Promise<TestGateway> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'gateway-test-')));
   // OCR workers take seconds of CPU to start: only tests that read documents turn them on. The
@@ -41,7 +42,7 @@ export async function startGateway(
     logger: createLogger(config.server.logLevel, sink),
     ...(options.engines ? { engines: options.engines } : {}),
   });
-  if (options.listen) await app.listen({ host: '127.0.0.1', port: 0 });
+  if (options.listen !== undefined && options.listen !== false) await app.listen({ host: '127.0.0.1', port: options.listen === true ? 0 : options.listen });
   else await app.ready();
   return {
     app,

@@ -2,11 +2,13 @@
  * No Docker engine runs here, so the images are checked statically: a small Dockerfile parser
  * (instructions, line continuations, stages) and rules that catch what would break a build or
  * an air-gapped run: unknown instructions, missing COPY sources or npm scripts, a root user,
- * downloads in the final stage, no health check on /readyz.
+ * downloads in the final stage, no health check on /readyz, an image that is not the release
+ * artefact CI tests, a tag that differs between the files that name it.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
 import { REPO_ROOT } from '../support/paths.js';
 
 const INSTRUCTIONS = new Set([
@@ -74,13 +76,18 @@ describe.each(['Dockerfile.gpu', 'Dockerfile'])('%s', (file) => {
     }
   });
 
-  it('runs as a non-root user, checks /readyz, and starts the built gateway', () => {
+  it('runs as a non-root user, checks /readyz, and starts the unpacked release', () => {
     const user = final.filter((i) => i.keyword === 'USER').at(-1)?.args;
     expect(user).toBeDefined();
     expect(['root', '0']).not.toContain(user);
     expect(final.find((i) => i.keyword === 'HEALTHCHECK')?.args).toContain('/readyz');
-    expect(final.find((i) => i.keyword === 'CMD')?.args).toContain('dist/main.js');
+    expect(final.find((i) => i.keyword === 'CMD')?.args).toBe('["mdt-gateway", "start"]');
     expect(final.find((i) => i.keyword === 'ENV')?.args).toMatch(/MODELS_DIR=\/models .*DATA_DIR=\/data/);
+  });
+
+  it('gives start-up time for hashing and loading models before the health check counts', () => {
+    const period = /--start-period=(\d+)s/.exec(final.find((i) => i.keyword === 'HEALTHCHECK')!.args)?.[1];
+    expect(Number(period)).toBeGreaterThanOrEqual(300);
   });
 
   it('downloads nothing in the final stage beyond its system packages, and ADDs no URL', () => {
@@ -88,16 +95,31 @@ describe.each(['Dockerfile.gpu', 'Dockerfile'])('%s', (file) => {
     for (const add of instructions.filter((i) => i.keyword === 'ADD')) expect(add.args).not.toMatch(/https?:\/\//);
   });
 
-  it('puts the models command on PATH, run from the built output', () => {
-    expect(final.find((i) => i.keyword === 'RUN' && i.args.includes('mdt-models'))?.args).toContain('/app/dist/cli/models.js');
-    expect((JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { bin: object }).bin).toEqual({
-      'mdt-models': 'dist/cli/models.js',
-    });
+  it('installs the lockfile with no install script, and compiles better-sqlite3 against Node\'s headers instead of fetching it', () => {
+    const install = instructions.find((i) => i.keyword === 'RUN' && i.args.includes('npm install'))!;
+    expect(install.args).toMatch(/npm install --no-audit --no-fund --ignore-scripts/);
+    expect(install.args).toContain('npm rebuild better-sqlite3 --build-from-source --nodedir=/usr/local');
+    expect(instructions.some((i) => i.keyword === 'COPY' && i.args.split(/\s+/).includes('.npmrc'))).toBe(true);
   });
 
-  it('builds whisper-cli in the build stage and carries it into the final one', () => {
-    expect(text).toContain('npm run setup:whisper');
-    expect(final.some((i) => i.keyword === 'COPY' && i.args.includes('whisper-cli'))).toBe(true);
+  it('is a thin layer over the release artefact of its target: built, checked against SHA256SUMS, unpacked; no node_modules copied', () => {
+    const target = file === 'Dockerfile' ? 'cpu' : 'cuda';
+    expect(text).toContain(`npm run release -- --target ${target}`);
+    expect(stages(instructions).some((stage) => /^scratch AS artefact$/.test(stage[0]!.args))).toBe(true);
+    const unpack = final.find((i) => i.keyword === 'RUN' && i.args.includes('from=artefact'))!;
+    expect(unpack.args).toContain('sha256sum --check --ignore-missing SHA256SUMS');
+    expect(unpack.args).toContain(`mdt-ai-gateway-*-linux-x64-${target}.tar.gz`);
+    expect(unpack.args).toContain('ln -s /app/bin/mdt-gateway /usr/local/bin/mdt-gateway');
+    // The npm that comes with Node (a node_modules of its own) is the only one copied.
+    for (const copy of instructions.filter((i) => i.keyword === 'COPY' && !i.args.startsWith('--from=node '))) {
+      expect(copy.args, `line ${copy.line}`).not.toContain('node_modules');
+    }
+  });
+
+  it('lets the gateway\'s user write the data and models volumes, nothing else', () => {
+    const setup = final.find((i) => i.keyword === 'RUN' && i.args.includes('useradd'))!;
+    expect(setup.args).toContain('useradd --system --uid 10001');
+    expect(setup.args).toContain('chown gateway /data /models');
   });
 });
 
@@ -108,8 +130,30 @@ describe('docker-compose.yml', () => {
     const dockerfile = /dockerfile:\s*(\S+)/.exec(text)?.[1];
     expect(dockerfile && existsSync(join(REPO_ROOT, dockerfile))).toBe(true);
     expect(text).toMatch(/driver: nvidia[\s\S]*capabilities: \[gpu\]/);
-    expect(text).toContain('./models:/models:ro');
+    expect(text).toContain('- gateway-models:/models:ro');
     expect(text).toMatch(/read_only: true/);
+  });
+
+  it('gives the models tool the same volume writable, with no network', () => {
+    const models = text.slice(text.indexOf('\n  models:'));
+    expect(models).toContain('- gateway-models:/models\n');
+    expect(models).toContain('network_mode: none');
+    expect(models).toContain('entrypoint: ["mdt-gateway", "models"]');
+  });
+
+  it('waits longer than the gateway drains before killing it', () => {
+    const grace = Number(/stop_grace_period: (\d+)s/.exec(text)?.[1]);
+    expect(grace * 1000).toBeGreaterThan(loadConfig({}).server.shutdownTimeoutMs);
+  });
+});
+
+describe('the image tag', () => {
+  it('is <version>-cpu or <version>-gpu everywhere it is written', () => {
+    const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    for (const file of ['Dockerfile', 'Dockerfile.gpu', 'docker-compose.yml', 'docs/operators-guide.md', 'README.md']) {
+      const tags = [...readFileSync(join(REPO_ROOT, file), 'utf8').matchAll(/mdt-ai-gateway:([\w.$-]+)/g)].map((m) => m[1]);
+      for (const tag of tags) expect([`${version}-cpu`, `${version}-gpu`], `${file}: mdt-ai-gateway:${tag}`).toContain(tag);
+    }
   });
 });
 

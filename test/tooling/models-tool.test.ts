@@ -91,7 +91,7 @@ describe('models:fetch', () => {
   it('deletes a corrupted download and installs nothing', async () => {
     const ctx = await context();
     modelBehaviour = 'corrupt';
-    await expect(fetchProfile(ctx, 'small')).rejects.toThrow(/does not match .* it was deleted/);
+    await expect(fetchProfile(ctx, 'small')).rejects.toThrow(/^model\.gguf: the download from http.* does not match .* it was deleted/);
     expect(existsSync(join(ctx.modelsDir, 'model.gguf'))).toBe(false);
     expect(existsSync(join(ctx.modelsDir, 'model.gguf.part'))).toBe(false);
   });
@@ -181,7 +181,7 @@ describe('models:bundle, models:install and models:verify', () => {
 
   it('refuses to bundle a file that no longer matches the manifest', async () => {
     const ctx = await context({ sha256: 'f'.repeat(64) });
-    await expect(fetchProfile(ctx, 'small')).rejects.toThrow(/does not match/);
+    await expect(fetchProfile(ctx, 'small')).rejects.toThrow(/^model\.gguf: the download .* does not match \(sha256 .*expected ffffffffffff…/);
     await writeFile(join(dir, 'models', 'model.gguf'), MODEL);
     await expect(bundleProfile(ctx, 'small', join(dir, 'b.tar'))).rejects.toThrow(/does not match its checksum/);
   });
@@ -190,7 +190,28 @@ describe('models:bundle, models:install and models:verify', () => {
 describe('the shipped manifest', () => {
   it('is valid and names every profile the documentation promises', async () => {
     const manifest = await loadManifest(join(REPO_ROOT, 'models', 'manifest.json'));
-    expect(Object.keys(manifest.profiles).sort()).toEqual(['cpu-small', 'gpu']);
+    expect(Object.keys(manifest.profiles).sort()).toEqual(['cpu-medium', 'cpu-small', 'gpu']);
     for (const model of manifest.models) expect(model.url).toMatch(/^https:\/\//);
+  });
+
+  it("pins the publisher's sha256 of every model file, at a fixed revision of the publisher's repository", async () => {
+    const manifest = await loadManifest(join(REPO_ROOT, 'models', 'manifest.json'));
+    for (const model of manifest.models.filter((m) => m.engine !== 'ocr')) {
+      expect(model.sha256, model.file).toMatch(/^[0-9a-f]{64}$/);
+      expect(model.url, model.file).toMatch(/\/resolve\/[0-9a-f]{40}\//);
+    }
+  });
+});
+
+describe('a manifest entry with no download URL (the test models)', () => {
+  it('is refused by models:fetch, saying how the file is made', async () => {
+    const manifestPath = join(dir, 'manifest.json');
+    await writeFile(manifestPath, JSON.stringify({
+      schema: 1,
+      profiles: { test: ['made'] },
+      models: [{ id: 'made', engine: 'llm', file: 'made.gguf', url: null, bytes: null, sha256: null, licence: 'test', note: 'made by npm run models:test' }],
+    }));
+    const ctx = { manifest: await loadManifest(manifestPath), manifestPath, modelsDir: join(dir, 'models'), log: () => {} };
+    await expect(fetchProfile(ctx, 'test')).rejects.toThrow('made.gguf has no download URL (made by npm run models:test)');
   });
 });

@@ -5,6 +5,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { pipeline } from 'node:stream/promises';
@@ -85,7 +86,7 @@ export async function download(options: DownloadOptions): Promise<Downloaded> {
   if ((options.sha256 && sha256 !== options.sha256) || (options.bytes && bytes !== options.bytes)) {
     await rm(partial, { force: true });
     throw new Error(
-      `${options.url}: the download does not match (sha256 ${sha256.slice(0, 12)}…, ${bytes} bytes; ` +
+      `${basename(options.dest)}: the download from ${options.url} does not match (sha256 ${sha256.slice(0, 12)}…, ${bytes} bytes; ` +
         `expected ${options.sha256?.slice(0, 12) ?? 'any'}…, ${options.bytes ?? 'any'} bytes); it was deleted`,
     );
   }

@@ -14,7 +14,8 @@ const modelEntry = z.object({
   engine: z.enum(['llm', 'asr', 'ocr']),
   /** The file name in MODELS_DIR: no folders, nothing a shell or tar would read specially. */
   file: z.string().regex(/^[\w][\w.+-]*$/, 'a plain file name'),
-  url: z.url({ protocol: /^https?$/ }),
+  /** The publisher's download; null for a file that is made, not downloaded (the random-weight test models). */
+  url: z.url({ protocol: /^https?$/ }).nullable(),
   bytes: z.number().int().positive().nullable(),
   sha256: z.string().regex(SHA256_HEX).nullable(),
   licence: z.string().min(1),
