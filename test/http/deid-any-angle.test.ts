@@ -23,8 +23,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const GRID = Array.from({ length: 24 }, (_, i) => i * 15);
-/** Angles at which the native CLI also reads what comes back. */
-const READ_BACK = new Set([0, 45, 90, 135, 180, 225, 270, 315]);
+/** Angles at which the native CLI also reads what comes back (turned back upright). */
+const READ_BACK = new Set([0, 45, 135, 270]);
 const TILTS = ['top', 'bottom', 'left', 'right'] as const;
 /** Two pages at once, as the gateway's two OCR workers take them. */
 const AT_ONCE = 2;

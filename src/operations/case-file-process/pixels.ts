@@ -1,37 +1,35 @@
 /**
- * The pixels of a quad on a page: those whose centres lie inside it, row by row. Paint, the
- * check that paint is solid in the produced page, and the audit's whitening all walk the same
- * pixels, so what is checked is exactly what was painted.
+ * The pixels of a quad on a page: every pixel it touches, row by row, so two quads that meet
+ * leave no hairline of page between them. Paint, the check that paint is solid in the produced
+ * page, and the audit's filling all walk the same pixels, so what is checked is exactly what was
+ * painted.
  */
 import type { Quad, Size } from '../../engines/ocr/index.js';
 
 /**
- * Calls `span(y, x0, x1)` for each row of the page the convex quad covers, with the first and last
- * column (inclusive) whose pixel centres lie in it; nothing for a quad off the page or of no area.
+ * Calls `span(y, x0, x1)` for each row of the page the convex quad touches, with the first and
+ * last column (inclusive) it touches there; nothing for a quad off the page.
  */
 export function forEachSpan(quad: Quad, size: Size, span: (y: number, x0: number, x1: number) => void): void {
   const ys = quad.map((p) => p.y);
   const top = Math.max(0, Math.floor(Math.min(...ys)));
-  const bottom = Math.min(size.height - 1, Math.ceil(Math.max(...ys)));
+  const bottom = Math.min(size.height - 1, Math.ceil(Math.max(...ys)) - 1);
   for (let y = top; y <= bottom; y++) {
-    const centre = y + 0.5;
     let low = Infinity;
     let high = -Infinity;
+    // The quad's extent within the row's band [y, y + 1]: each edge clipped to the band.
     for (let i = 0; i < 4; i++) {
       const a = quad[i]!;
       const b = quad[(i + 1) % 4]!;
-      if ((a.y - centre) * (b.y - centre) > 0) continue;
-      if (a.y === b.y) {
-        low = Math.min(low, a.x, b.x);
-        high = Math.max(high, a.x, b.x);
-        continue;
-      }
-      const x = a.x + ((centre - a.y) * (b.x - a.x)) / (b.y - a.y);
-      low = Math.min(low, x);
-      high = Math.max(high, x);
+      const [upper, lower] = a.y <= b.y ? [a, b] : [b, a];
+      if (lower.y < y || upper.y > y + 1) continue;
+      const ends = upper.y === lower.y ? [upper.x, lower.x] : [Math.max(y, upper.y), Math.min(y + 1, lower.y)].map((at) => upper.x + ((at - upper.y) * (lower.x - upper.x)) / (lower.y - upper.y));
+      low = Math.min(low, ...ends);
+      high = Math.max(high, ...ends);
     }
-    const x0 = Math.max(0, Math.ceil(low - 0.5));
-    const x1 = Math.min(size.width - 1, Math.floor(high - 0.5));
+    if (low === Infinity) continue;
+    const x0 = Math.max(0, Math.floor(low));
+    const x1 = Math.min(size.width - 1, Math.ceil(high) - 1);
     if (x0 <= x1) span(y, x0, x1);
   }
 }
