@@ -20,9 +20,8 @@ import { parseArgs } from 'node:util';
 import type ort from 'onnxruntime-node';
 import { promisify } from 'node:util';
 import { DETECTION_DEFAULTS } from '../src/engines/ocr/ppocr/detect.js';
-import { quantizationFor } from '../src/engines/ocr/ppocr/calibration.js';
-import { packagedModelFiles } from '../src/engines/ocr/ppocr/models.js';
-import { sha256OfFile } from '../src/platform/models/checksums.js';
+import { readPreparedManifest, recogniserFor, verifiedModelFiles } from '../src/engines/ocr/ppocr/prepared.js';
+import { loadConfig } from '../src/config/index.js';
 import { loadModels, readPage, type PipelineSettings, type PpOcrModels } from '../src/engines/ocr/ppocr/pipeline.js';
 import { runAtMost } from '../src/platform/concurrency.js';
 import { groundTruth, OCR_FIXTURES } from '../test/support/ocr-fixtures.js';
@@ -128,12 +127,13 @@ async function main(): Promise<void> {
   const langs = 'chi_sim+eng';
   const { stdout: version } = await run('tesseract', ['--version']);
   const gateway = await startOcrGateway({ OCR_WORKERS: String(workers), OCR_LANGS: langs });
-  const files = packagedModelFiles();
-  const quantization = process.env.OCR_PRECISION === 'fp32' ? undefined : quantizationFor(await sha256OfFile(files.recogniser));
-  const models = await loadModels(files, 1, 'cpu', quantization);
+  const { ppocrDir, precision } = loadConfig().ocr;
+  const prepared = await readPreparedManifest(ppocrDir);
+  const recogniser = recogniserFor(prepared, precision, 'cpu');
+  const models = await loadModels(await verifiedModelFiles(ppocrDir, prepared, recogniser), 1, 'cpu');
   try {
     console.log(`gateway: ${gateway.model}, ${workers} workers`);
-    console.log(`raw:     the PP-OCR pipeline in-process, one thread per model call, ${workers} pages at once, recogniser ${quantization ? 'int8' : 'fp32'}`);
+    console.log(`raw:     the PP-OCR pipeline in-process, one thread per model call, ${workers} pages at once, recogniser ${recogniser}`);
     console.log(`native:  ${version.split('\n')[0]} (Debian tessdata), OMP_THREAD_LIMIT=1, ${workers} at once`);
     console.log(`${pages.length} pages (${PAGES.join(', ')} × ${values.rounds})\n`);
     await gateway.caseOcr([pathOf(PAGES[0]!)]); // warm-up

@@ -1,6 +1,6 @@
 /**
- * Calibrates the PP-OCR recogniser for 8-bit integers (src/engines/ocr/ppocr/onnx/quantize.ts)
- * and writes src/engines/ocr/ppocr/recogniser-calibration.ts:
+ * Calibrates the PP-OCR recogniser for 8-bit integers (src/engines/ocr/ppocr/prepare/onnx/quantize.ts)
+ * and writes src/engines/ocr/ppocr/prepare/recogniser-calibration.ts:
  * 1. the lines of the calibration pages (the de-identification image fixtures, each also as a
  *    photo would show it: tilted, small and blurred, compressed hard; and the RapidOCR photos;
  *    the OCR fixtures and the blood-test photos stay held out for eval:ocr) are cut out as the
@@ -21,10 +21,12 @@ import { sha256OfFile } from '../src/platform/models/checksums.js';
 import { DETECTION_DEFAULTS } from '../src/engines/ocr/ppocr/detect.js';
 import { packagedModelFiles, readAlphabet } from '../src/engines/ocr/ppocr/models.js';
 import { decodeCtc } from '../src/engines/ocr/ppocr/ctc.js';
-import { BEST_CLASS, BEST_PROBABILITY, withBestPath } from '../src/engines/ocr/ppocr/onnx/best-path.js';
-import { OnnxGraph } from '../src/engines/ocr/ppocr/onnx/graph.js';
-import { denseConvolutions, quantizeConvolutions, tensorsToCalibrate, withOutputs, type Calibration } from '../src/engines/ocr/ppocr/onnx/quantize.js';
-import { simplifyModel } from '../src/engines/ocr/ppocr/onnx/simplify.js';
+import { withBestPath } from '../src/engines/ocr/ppocr/prepare/onnx/best-path.js';
+import { BEST_CLASS, BEST_PROBABILITY, readPreparedManifest, verifiedModelFiles } from '../src/engines/ocr/ppocr/prepared.js';
+import { loadConfig } from '../src/config/index.js';
+import { OnnxGraph } from '../src/engines/ocr/ppocr/prepare/onnx/graph.js';
+import { denseConvolutions, quantizeConvolutions, tensorsToCalibrate, withOutputs, type Calibration } from '../src/engines/ocr/ppocr/prepare/onnx/quantize.js';
+import { simplifyModel } from '../src/engines/ocr/ppocr/prepare/onnx/simplify.js';
 import { loadModels, readPage } from '../src/engines/ocr/ppocr/pipeline.js';
 import { exactInt8DotProducts } from '../src/platform/cpu.js';
 import { editDistance } from '../test/support/error-rates.js';
@@ -34,7 +36,7 @@ const RANGE_PERCENTILE = 0.9999;
 const KEEP_FLOAT_ABOVE = Number(process.env.KEEP ?? 0.01);
 /** Values sampled from each tensor on each line for its percentiles. */
 const SAMPLES_PER_LINE = 4000;
-const OUTPUT = new URL('../src/engines/ocr/ppocr/recogniser-calibration.ts', import.meta.url);
+const OUTPUT = new URL('../src/engines/ocr/ppocr/prepare/recogniser-calibration.ts', import.meta.url);
 
 async function calibrationPages(): Promise<Buffer[]> {
   const deid = fixturePath('deid');
@@ -53,9 +55,10 @@ async function calibrationPages(): Promise<Buffer[]> {
   return [...(await Promise.all([...pages, ...rapid].map((path) => readFile(path)))), ...(await Promise.all(pages.map(asPhotographed))).flat()];
 }
 
-/** The recogniser's inputs (one line each) as the float pipeline reads the pages. */
+/** The recogniser's inputs (one line each) as the float pipeline reads the pages (the prepared models, npm install's). */
 async function lineCrops(pages: Buffer[]): Promise<ort.Tensor[]> {
-  const models = await loadModels(packagedModelFiles(), 2);
+  const dir = loadConfig().ocr.ppocrDir;
+  const models = await loadModels(await verifiedModelFiles(dir, await readPreparedManifest(dir), 'fp32'), 2);
   const crops: ort.Tensor[] = [];
   const recogniser = new Proxy(models.recogniser, {
     get(target, property) {

@@ -9,7 +9,8 @@
  * dependencies with linux-x64 native binaries only (scripts/release/contents.ts), whisper-cli
  * built for the target (portable across x86-64 CPUs with AVX2; cuda: real code for
  * CUDA_ARCHITECTURES), the cuda target's LLM runtime built from source for the same list, the
- * models manifest, licences and release.json (what was built, how).
+ * PP-OCR models prepared as the engine runs them, the models manifest, licences and release.json
+ * (what was built, how).
  *
  * Runs from a checkout with its dependencies installed (npm install): cmake and a C++ compiler,
  * for cuda also nvcc. The cuda target with --ocr-cuda on (its default) takes onnxruntime's CUDA
@@ -77,6 +78,8 @@ writeFileSync(
 );
 mkdirSync(join(stage, '.build', 'whisper', 'bin'), { recursive: true });
 cpSync(join(whisperOut, 'bin', 'whisper-cli'), join(stage, '.build', 'whisper', 'bin', 'whisper-cli'));
+// The PP-OCR models as the engine runs them, prepared by the build above (prepared.json lists their hashes).
+cpSync(join(REPO_ROOT, '.build', 'ppocr'), join(stage, '.build', 'ppocr'), { recursive: true });
 
 // Production dependencies, as npm resolved them: every package folder npm lists without dev ones.
 const production = text('npm', ['ls', '--omit=dev', '--all', '--parseable'])

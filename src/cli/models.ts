@@ -6,6 +6,8 @@
  *   mdt-models bundle --profile gpu         one tar with the files, SHA256SUMS and the manifest
  *   mdt-models install models-gpu.tar       unpack into MODELS_DIR, every file checked first
  *   mdt-models verify [--profile gpu]       hash every model file in MODELS_DIR against its checksum
+ *   mdt-models prepare-ocr [--out <dir>]    prepare the PP-OCR models the engine runs (default
+ *                                           $OCR_PPOCR_DIR or the install's .build/ppocr); npm run build does it
  *
  * (`npm run models:<command> -- …` from a checkout; `mdt-models` in the images.) Options:
  * --manifest <path> (default: the install's models/manifest.json, or $MODELS_MANIFEST),
@@ -13,6 +15,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../config/index.js';
+import { packagedModelFiles, prepareOcrModels } from '../engines/ocr/index.js';
 import { CHECKSUMS_FILE } from '../platform/models/checksums.js';
 import { loadManifest } from '../platform/models/manifest.js';
 import { bundleProfile, fetchProfile, installBundle, verifyModels, type Context } from './model-commands.js';
@@ -46,6 +50,8 @@ async function main(): Promise<void> {
       return bundleProfile(context, profile(), values.out ?? `models-${profile()}.tar`);
     case 'install':
       return installBundle(context, positionals[0] ?? fail('give the bundle: mdt-models install <bundle.tar>'));
+    case 'prepare-ocr':
+      return prepareOcr(values.out);
     case 'verify': {
       const report = await verifyModels(context, values.profile);
       for (const line of report.lines) console.log(line);
@@ -54,8 +60,16 @@ async function main(): Promise<void> {
       return;
     }
     default:
-      fail('usage: mdt-models fetch|bundle|install|verify [--profile p] [--manifest f] [--models-dir d] [--out f] [bundle.tar]');
+      fail('usage: mdt-models fetch|bundle|install|verify|prepare-ocr [--profile p] [--manifest f] [--models-dir d] [--out f] [bundle.tar]');
   }
+}
+
+async function prepareOcr(out: string | undefined): Promise<void> {
+  const dir = out ?? loadConfig().ocr.ppocrDir;
+  const started = Date.now();
+  const manifest = await prepareOcrModels(packagedModelFiles(), dir);
+  const recognisers = Object.keys(manifest.files.recogniser).join(', ');
+  console.log(`prepared ${manifest.model} in ${dir} (recogniser ${recognisers}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
 function fail(message: string): never {

@@ -11,6 +11,8 @@ const MIB = 1024 * 1024;
 const cores = () => availableParallelism();
 /** Where `npm run setup:whisper` puts whisper-cli (this file sits in src/config/ or dist/config/, two below the root). */
 const BUILT_WHISPER_CLI = fileURLToPath(new URL('../../.build/whisper/bin/whisper-cli', import.meta.url));
+/** Where `npm install` (`mdt-gateway models prepare-ocr`) prepares the PP-OCR models, and where the release carries them. */
+const PREPARED_PPOCR_DIR = fileURLToPath(new URL('../../.build/ppocr', import.meta.url));
 /** The manifest of recommended models shipped with the gateway. */
 const SHIPPED_MANIFEST = fileURLToPath(new URL('../../models/manifest.json', import.meta.url));
 
@@ -335,11 +337,18 @@ export const SETTINGS = {
       default: 'cpu',
       doc: "PP-OCR: where its models run. `cuda` needs onnxruntime's CUDA execution provider, which the GPU image installs at build; without it the engine is `failed` with the reason. The GPU image sets `cuda`",
     }),
+    ppocrDir: setting({
+      env: 'OCR_PPOCR_DIR',
+      type: types.path,
+      default: PREPARED_PPOCR_DIR,
+      defaultDoc: '`<install dir>/.build/ppocr`',
+      doc: 'PP-OCR: the folder of its prepared models (each file checked against `prepared.json` at start); `mdt-gateway models prepare-ocr --out <dir>` writes one. The default (resolved from the installation folder) is what `npm install` prepares and where the release carries them',
+    }),
     precision: setting({
       env: 'OCR_PRECISION',
       type: oneOf('int8', 'fp32'),
       default: 'int8',
-      doc: "PP-OCR: `int8` runs the recogniser's dense convolutions in 8-bit integers on the CPU (calibrated on real lines; measured 19.0 → 12.8 ms a 320 px line, the same mean CER on the fixtures), `fp32` as exported. A GPU, or a recogniser file other than the packaged one, runs `fp32` whatever this says",
+      doc: "PP-OCR: `int8` runs the recogniser's dense convolutions in 8-bit integers on the CPU (calibrated on real lines; measured 19.0 → 12.8 ms a 320 px line, the same mean CER on the fixtures), `fp32` as exported. A GPU, or a recogniser prepared from a file other than the calibrated one, runs `fp32` whatever this says",
     }),
     batch: setting({
       env: 'OCR_BATCH',

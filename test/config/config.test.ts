@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, type LimiterSettings } from '../../src/config/index.js';
@@ -335,12 +336,13 @@ describe('LLM settings', () => {
 });
 
 describe('OCR settings', () => {
-  it('defaults to PP-OCR on the CPU with its recogniser in int8, one worker per core on one thread each, tesseract chi_sim+eng from npm, and bounded pages', () => {
+  it('defaults to PP-OCR on the CPU with its recogniser in int8 (prepared in the install folder), one worker per core on one thread each, tesseract chi_sim+eng from npm, and bounded pages', () => {
     expect(loadConfig({}).ocr).toEqual({
       engine: 'ppocr',
       workers: availableParallelism(),
       threads: 1,
       device: 'cpu',
+      ppocrDir: fileURLToPath(new URL('../../.build/ppocr', import.meta.url)),
       precision: 'int8',
       batch: 1,
       detectionMaxSide: 960,

@@ -4,12 +4,13 @@ import type { OcrEngine } from '../types.js';
 import { createTesseractEngine, TesseractOcrEngine, type OcrSettings } from './engine.js';
 import { DETECTION_DEFAULTS } from './ppocr/detect.js';
 import { PpOcrEngine } from './ppocr/engine.js';
-import { packagedModelFiles } from './ppocr/models.js';
 import { OcrReaders } from './readers.js';
 
 export { TesseractOcrEngine, createTesseractEngine } from './engine.js';
 export type { OcrSettings } from './engine.js';
 export { PpOcrEngine } from './ppocr/engine.js';
+export { packagedModelFiles } from './ppocr/models.js';
+export { prepareOcrModels } from './ppocr/prepare/prepare.js';
 export { boxOfChars, joinLine, removeCjkSpaces } from './layout.js';
 export { boundingBox, insideQuad, pointInQuad, quadOf, unturnPoint, type Box, type Point, type Quad, type Size } from './plane.js';
 
@@ -36,7 +37,7 @@ export function createOcrEngine(
       workerMaxJobs: settings.workerMaxJobs,
       startTimeoutMs: settings.startTimeoutMs,
     },
-    packagedModelFiles(),
+    settings.ppocrDir,
     logger,
   );
   return { engine: new OcrReaders(ppocr, tesseract) };

@@ -1,25 +1,25 @@
 /**
  * The PP-OCR engine: PP-OCRv4's detector, direction classifier and recogniser on onnxruntime-node,
  * in a pool of worker threads (each with its own sessions), so pages are read in parallel and the
- * event loop never waits on a model. `ready` once every worker has loaded the models; `unavailable`
- * when a model file is missing, `failed` with the reason when one cannot be loaded.
+ * event loop never waits on a model. The models are the prepared ones (prepared.ts), each file
+ * checked against its hash first. `ready` once every worker has loaded them; `unavailable` when
+ * they were never prepared, `failed` with the reason when a file is not what was prepared or
+ * cannot be loaded.
  */
-import { createHash } from 'node:crypto';
-import { access } from 'node:fs/promises';
 import type { Worker } from 'node:worker_threads';
 import { GatewayError, isGatewayError } from '../../../errors.js';
 import type { Logger } from '../../../platform/logger.js';
-import { sha256OfFile } from '../../../platform/models/checksums.js';
 import { siblingWorker } from '../../../platform/process/index.js';
 import type { EngineState, EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../../types.js';
 import { WorkerPool, type PoolWorker } from '../pool.js';
-import { quantizationFor, type OcrPrecision, type Quantization } from './calibration.js';
-import type { PpOcrModelFiles } from './models.js';
 import type { PipelineSettings } from './pipeline.js';
+import { PreparedModelsProblem, readPreparedManifest, recogniserFor, verifiedModelFiles, type RecogniserVariant } from './prepared.js';
 import type { PageRequest, WorkerConfig, WorkerMessage } from './worker.js';
 
+export type OcrPrecision = 'int8' | 'fp32';
+
 export interface PpOcrSettings extends PipelineSettings {
-  /** `int8`: the recogniser's dense convolutions in 8-bit integers, on the CPU, when it is the calibrated one. */
+  /** `int8`: the recogniser's dense convolutions in 8-bit integers, on the CPU, when it was prepared so. */
   precision: OcrPrecision;
   workers: number;
   /** A worker is replaced after this many pages. */
@@ -97,14 +97,15 @@ export class PpOcrEngine implements OcrEngine {
   private state: EngineState = 'starting';
   private reason: string | undefined = 'loading the PP-OCR models into the OCR workers';
   private model: string | undefined;
-  private recogniserPrecision: OcrPrecision = 'fp32';
+  private recogniser: RecogniserVariant = 'fp32';
   private pool: WorkerPool<PageReader> | undefined;
   private starting: Promise<void> | undefined;
   private closed = false;
 
   constructor(
     private readonly settings: PpOcrSettings,
-    private readonly files: PpOcrModelFiles,
+    /** The folder of the prepared models (see prepared.ts). */
+    private readonly modelsDir: string,
     private readonly logger?: Logger,
   ) {}
 
@@ -112,7 +113,7 @@ export class PpOcrEngine implements OcrEngine {
     return {
       state: this.state,
       configured: true,
-      device: `${this.settings.device}: ${this.settings.workers} PP-OCR workers × ${this.settings.threads} threads, recogniser ${this.recogniserPrecision}`,
+      device: `${this.settings.device}: ${this.settings.workers} PP-OCR workers × ${this.settings.threads} threads, recogniser ${this.recogniser}`,
       ...(this.reason ? { reason: this.reason } : {}),
       ...(this.model ? { model: this.model } : {}),
     };
@@ -124,14 +125,20 @@ export class PpOcrEngine implements OcrEngine {
   }
 
   private async load(): Promise<void> {
-    const missing = await firstMissing(Object.values(this.files));
-    if (missing) return this.fail('unavailable', `PP-OCR model file not found: ${missing} (reinstall the npm packages: npm install)`);
-    const hashes = await fileHashes(this.files);
-    this.model = modelLabel(hashes);
-    const quantization = this.quantization(hashes.recogniser);
+    let config: WorkerConfig;
+    try {
+      const manifest = await readPreparedManifest(this.modelsDir);
+      this.model = manifest.model;
+      this.recogniser = recogniserFor(manifest, this.settings.precision, this.settings.device);
+      if (this.settings.precision === 'int8' && this.settings.device === 'cpu' && this.recogniser === 'fp32') {
+        this.logger?.warn({ engine: 'ocr' }, 'the prepared PP-OCR recogniser has no int8 form (it is not the calibrated one): it runs in fp32');
+      }
+      config = { files: await verifiedModelFiles(this.modelsDir, manifest, this.recogniser), settings: pipelineSettings(this.settings) };
+    } catch (error) {
+      const missing = error instanceof PreparedModelsProblem && error.kind === 'missing';
+      return this.fail(missing ? 'unavailable' : 'failed', error instanceof Error ? error.message : String(error));
+    }
     if (this.closed) return;
-    this.recogniserPrecision = quantization ? 'int8' : 'fp32';
-    const config: WorkerConfig = { files: this.files, settings: pipelineSettings(this.settings), ...(quantization ? { quantization } : {}) };
     this.pool = new WorkerPool(() => PageReader.start(config), this.settings.workers, this.settings.workerMaxJobs, 'cooperative');
     const started = Date.now();
     try {
@@ -143,15 +150,7 @@ export class PpOcrEngine implements OcrEngine {
     }
     this.state = 'ready';
     this.reason = undefined;
-    this.logger?.info({ engine: 'ocr', workers: this.settings.workers, threads: this.settings.threads, ms: Date.now() - started, model: this.model }, 'OCR engine ready');
-  }
-
-  /** The recogniser's quantization when int8 is asked for and can be had: on the CPU, for the recogniser calibrated. */
-  private quantization(recogniserSha256: string): Quantization | undefined {
-    if (this.settings.precision !== 'int8' || this.settings.device !== 'cpu') return undefined;
-    const quantization = quantizationFor(recogniserSha256);
-    if (!quantization) this.logger?.warn({ engine: 'ocr' }, 'the PP-OCR recogniser file is not the one calibrated for int8: it runs in fp32');
-    return quantization;
+    this.logger?.info({ engine: 'ocr', workers: this.settings.workers, threads: this.settings.threads, ms: Date.now() - started, model: this.model, recogniser: this.recogniser }, 'OCR engine ready');
   }
 
   recognize(image: Buffer, signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
@@ -180,28 +179,3 @@ export class PpOcrEngine implements OcrEngine {
 }
 
 const pipelineSettings = ({ detection, batchSize, threads, device }: PpOcrSettings): PipelineSettings => ({ detection, batchSize, threads, device });
-
-async function firstMissing(paths: string[]): Promise<string | undefined> {
-  for (const path of paths) {
-    const readable = await access(path).then(
-      () => true,
-      () => false,
-    );
-    if (!readable) return path;
-  }
-  return undefined;
-}
-
-/** Each model file's sha256. */
-type ModelHashes = Record<keyof PpOcrModelFiles, string>;
-
-async function fileHashes(files: PpOcrModelFiles): Promise<ModelHashes> {
-  const [detector, classifier, recogniser, alphabet] = await Promise.all([files.detector, files.classifier, files.recogniser, files.alphabet].map(sha256OfFile));
-  return { detector: detector!, classifier: classifier!, recogniser: recogniser!, alphabet: alphabet! };
-}
-
-/** `PP-OCRv4@<first 12 hex of the sha256 of the four files' hashes>`: changes when any file does. */
-function modelLabel(hashes: ModelHashes): string {
-  const joined = [hashes.detector, hashes.classifier, hashes.recogniser, hashes.alphabet].join('\n');
-  return `PP-OCRv4@${createHash('sha256').update(joined).digest('hex').slice(0, 12)}`;
-}

@@ -8,15 +8,10 @@
  * of the text runs in says how the page lies. A page read at a turn already known (the
  * de-identification audit) is turned by it and read upright.
  */
-import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
 import type { OcrPage } from '../../types.js';
 import { detectionInput, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
 import { decodeRgb, type RgbImage } from './image.js';
-import { withBestPath } from './onnx/best-path.js';
-import { quantizeConvolutions } from './onnx/quantize.js';
-import { simplifyModel } from './onnx/simplify.js';
-import type { Quantization } from './calibration.js';
 import { readAlphabet, type PpOcrModelFiles } from './models.js';
 import { pageRotation, straighteningTurn } from './orientation.js';
 import { normalDegrees, turnedSize, turnPoint, unturnPoint, type Point, type Quad, type Size } from '../plane.js';
@@ -49,8 +44,8 @@ const PAGE_MARGIN = 16;
 
 const makeTensor: MakeTensor = (data, dims) => new ort.Tensor('float32', data, dims);
 
-/** Loads the three models; the recogniser in 8-bit integers when `quantization` is given (see quantize.ts). */
-export async function loadModels(files: PpOcrModelFiles, threads: number, device: OcrDevice = 'cpu', quantization?: Quantization): Promise<PpOcrModels> {
+/** Loads the three prepared models (see prepared.ts). */
+export async function loadModels(files: PpOcrModelFiles, threads: number, device: OcrDevice = 'cpu'): Promise<PpOcrModels> {
   const options: ort.InferenceSession.SessionOptions = {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
@@ -59,8 +54,8 @@ export async function loadModels(files: PpOcrModelFiles, threads: number, device
     // No CPU fallback for `cuda`: an operator who asked for the GPU learns it is not used.
     executionProviders: [device === 'cuda' ? { name: 'cuda', deviceId: 0 } : 'cpu'],
   };
-  const create = async (path: string, recogniser = false) =>
-    ort.InferenceSession.create(await modelBytes(path, recogniser, quantization), options).catch((error: unknown) => {
+  const create = async (path: string) =>
+    ort.InferenceSession.create(path, options).catch((error: unknown) => {
       if (device !== 'cuda') throw error;
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`onnxruntime's CUDA execution provider could not be used (${reason}); the GPU image installs it, or set OCR_DEVICE=cpu`);
@@ -68,7 +63,7 @@ export async function loadModels(files: PpOcrModelFiles, threads: number, device
   const alphabet = await readAlphabet(files.alphabet);
   // Every session settles before a failure is reported: the thread may be terminated once it is,
   // and a thread terminated while onnxruntime works in it aborts the whole process.
-  const sessions = await Promise.allSettled([create(files.detector), create(files.classifier), create(files.recogniser, true)]);
+  const sessions = await Promise.allSettled([create(files.detector), create(files.classifier), create(files.recogniser)]);
   const loaded = sessions.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failed = sessions.find((result) => result.status === 'rejected');
   if (failed) {
@@ -77,25 +72,6 @@ export async function loadModels(files: PpOcrModelFiles, threads: number, device
   }
   const [detector, classifier, recogniser] = loaded as [ort.InferenceSession, ort.InferenceSession, ort.InferenceSession];
   return { detector, classifier, recogniser, alphabet };
-}
-
-/**
- * The model file with its exported activations rewritten exactly into fewer operations (see
- * simplifyModel), the recogniser quantized when asked and answering its best path (see
- * withBestPath); a file that is no ONNX model goes to onnxruntime as it is, to be refused there
- * with its own reason.
- */
-async function modelBytes(path: string, recogniser: boolean, quantization: Quantization | undefined): Promise<Uint8Array> {
-  const bytes = await readFile(path);
-  let simplified: Uint8Array;
-  try {
-    simplified = simplifyModel(bytes).model;
-  } catch {
-    return bytes;
-  }
-  if (!recogniser) return simplified;
-  const model = quantization ? quantizeConvolutions(simplified, quantization.calibration, quantization.weightLevels) : simplified;
-  return withBestPath(model);
 }
 
 export async function releaseModels(models: PpOcrModels): Promise<void> {

@@ -6,7 +6,7 @@
  */
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { decodeCtc, type DecodedChar } from './ctc.js';
-import { BEST_CLASS, BEST_PROBABILITY } from './onnx/best-path.js';
+import { BEST_CLASS, BEST_PROBABILITY } from './prepared.js';
 import { distance, type Quad } from './geometry.js';
 import { warpNormalised, type RgbImage } from './image.js';
 

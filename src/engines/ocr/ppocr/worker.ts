@@ -6,15 +6,13 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { OcrPage } from '../../types.js';
-import type { Quantization } from './calibration.js';
 import type { PpOcrModelFiles } from './models.js';
 import { loadModels, readPage, type PipelineSettings } from './pipeline.js';
 
 export interface WorkerConfig {
+  /** The prepared models, already verified. */
   files: PpOcrModelFiles;
   settings: PipelineSettings;
-  /** Set when the recogniser runs in 8-bit integers. */
-  quantization?: Quantization;
 }
 
 export type PageRequest =
@@ -28,14 +26,14 @@ export type WorkerMessage =
   | { type: 'error'; id: number; reason: string };
 
 const port = parentPort!;
-const { files, settings, quantization } = workerData as WorkerConfig;
+const { files, settings } = workerData as WorkerConfig;
 const post = (message: WorkerMessage) => port.postMessage(message);
 /** A closer look detects at 4/3 of the usual side (a multiple of 32). */
 const closerSettings: PipelineSettings = { ...settings, detection: { ...settings.detection, maxSide: Math.round((settings.detection.maxSide * 4) / 3 / 32) * 32 } };
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
 
 try {
-  const models = await loadModels(files, settings.threads, settings.device, quantization);
+  const models = await loadModels(files, settings.threads, settings.device);
   const reading = new Map<number, AbortController>();
   port.on('message', (request: PageRequest) => {
     if (request.type === 'cancel') return reading.get(request.id)?.abort(new Error('the page was cancelled'));

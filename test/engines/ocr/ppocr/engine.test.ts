@@ -2,8 +2,9 @@
  * The PP-OCR engine on its real models (from npm) in worker threads: real photos upright, turned,
  * tilted, seen at an angle and unevenly lit; rendered reports; and how it fails.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,6 +14,11 @@ import { DETECTION_DEFAULTS } from '../../../../src/engines/ocr/ppocr/detect.js'
 import { PpOcrEngine, type PpOcrSettings } from '../../../../src/engines/ocr/ppocr/engine.js';
 import { homography, project, rectQuad, type Quad } from '../../../../src/engines/ocr/ppocr/geometry.js';
 import { packagedModelFiles, type PpOcrModelFiles } from '../../../../src/engines/ocr/ppocr/models.js';
+import { PREPARED_MANIFEST, type PreparedManifest } from '../../../../src/engines/ocr/ppocr/prepared.js';
+import { prepareOcrModels } from '../../../../src/engines/ocr/ppocr/prepare/prepare.js';
+import { loadConfig } from '../../../../src/config/index.js';
+import { sha256OfFile } from '../../../../src/platform/models/checksums.js';
+import { exactInt8DotProducts } from '../../../../src/platform/cpu.js';
 import { characterErrorRate } from '../../../support/eval-gateway.js';
 import { groundTruth, readFixture } from '../../../support/ocr-fixtures.js';
 import { fixturePath } from '../../../support/paths.js';
@@ -28,6 +34,8 @@ const SETTINGS: PpOcrSettings = {
   workerMaxJobs: 100,
   startTimeoutMs: 60_000,
 };
+/** The models as npm install prepared them. */
+const PREPARED = loadConfig({}).ocr.ppocrDir;
 const never = () => new AbortController().signal;
 const compact = (text: string) => text.replace(/\s+/g, '');
 const IDENTIFIERS = photoTruth()['np2016_bloodtestreport2.jpg']!.personal!;
@@ -77,7 +85,7 @@ describe('the PP-OCR engine on its real models', () => {
   let photo: Buffer;
 
   beforeAll(async () => {
-    engine = new PpOcrEngine(SETTINGS, packagedModelFiles());
+    engine = new PpOcrEngine(SETTINGS, PREPARED);
     photo = await readFile(fixturePath('photos', 'np2016_bloodtestreport2.jpg'));
   });
   afterAll(() => engine.close());
@@ -86,7 +94,7 @@ describe('the PP-OCR engine on its real models', () => {
     const started = engine.start();
     expect(engine.status().state).toBe('starting');
     await started;
-    expect(engine.status()).toMatchObject({ state: 'ready', model: expect.stringMatching(/^PP-OCRv4@[0-9a-f]{12}$/), device: 'cpu: 1 PP-OCR workers × 2 threads, recogniser int8' });
+    expect(engine.status()).toMatchObject({ state: 'ready', model: expect.stringMatching(/^PP-OCRv4@[0-9a-f]{12}$/), device: expect.stringMatching(exactInt8DotProducts() ? /^cpu: 1 PP-OCR workers × 2 threads, recogniser int8-127$/ : /^cpu: 1 PP-OCR workers × 2 threads, recogniser int8-63$/) });
   });
 
   it.each(['report1.png', 'report2.png', 'report3.png'])('reads the rendered %s at CER ≤ 1%%', async (file) => {
@@ -158,54 +166,96 @@ describe('the PP-OCR engine on its real models', () => {
   });
 });
 
-describe('the PP-OCR engine without usable models', () => {
+describe('preparing the PP-OCR models, and the engine without usable ones', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ppocr-models-'));
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  const copied = async (): Promise<PpOcrModelFiles> => {
+  /** The packaged source files, copied where a test may change them. */
+  const copiedSources = async (name: string): Promise<PpOcrModelFiles> => {
     const files = packagedModelFiles();
-    const copies = Object.fromEntries(Object.keys(files).map((key) => [key, join(dir, `${key}.bin`)])) as unknown as PpOcrModelFiles;
+    const copies = Object.fromEntries(Object.keys(files).map((key) => [key, join(dir, `${name}-${key}.bin`)])) as unknown as PpOcrModelFiles;
     await Promise.all(Object.keys(files).map((key) => copyFile(files[key as keyof PpOcrModelFiles], copies[key as keyof PpOcrModelFiles])));
     return copies;
   };
+  const manifestIn = async (prepared: string): Promise<PreparedManifest> => JSON.parse(await readFile(join(prepared, PREPARED_MANIFEST), 'utf8')) as PreparedManifest;
 
-  it('is unavailable, saying which file is missing', async () => {
-    const files = { ...(await copied()), recogniser: join(dir, 'gone.onnx') };
-    const engine = new PpOcrEngine(SETTINGS, files);
+  it('prepares every file, each listed with the sha256 of its bytes, the same bytes each time', async () => {
+    const out = join(dir, 'prepared');
+    const manifest = await prepareOcrModels(packagedModelFiles(), out);
+    const { files } = manifest;
+    expect(Object.keys(files.recogniser).sort()).toEqual(['fp32', 'int8-127', 'int8-63']);
+    const prepared = [files.detector, files.classifier, files.alphabet, ...Object.values(files.recogniser)];
+    for (const file of prepared) expect(await sha256OfFile(join(out, file!.file)), file!.file).toBe(file!.sha256);
+    // What npm run build prepared, from the same files.
+    expect(await manifestIn(PREPARED)).toEqual(manifest);
+    await writeFile(join(out, files.classifier.file), 'changed');
+    expect(await prepareOcrModels(packagedModelFiles(), out)).toEqual(manifest);
+    expect(await sha256OfFile(join(out, files.classifier.file))).toBe(files.classifier.sha256);
+  }, 60_000);
+
+  it('refuses to prepare a file that is no ONNX model, naming it, and leaves what was prepared before', async () => {
+    const sources = { ...(await copiedSources('garbage')), detector: join(dir, 'not-a-model.onnx') };
+    await writeFile(sources.detector, 'not an onnx model');
+    const out = join(dir, 'kept');
+    await prepareOcrModels(packagedModelFiles(), out);
+    const before = await readFile(join(out, PREPARED_MANIFEST), 'utf8');
+    await expect(prepareOcrModels(sources, out)).rejects.toThrow(/not-a-model\.onnx could not be prepared/);
+    expect(await readFile(join(out, PREPARED_MANIFEST), 'utf8')).toBe(before);
+    expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  }, 60_000);
+
+  it('is unavailable when the models were never prepared, saying how to prepare them', async () => {
+    const engine = new PpOcrEngine(SETTINGS, join(dir, 'never-prepared'));
     await engine.start();
-    expect(engine.status()).toMatchObject({ state: 'unavailable', reason: expect.stringContaining('gone.onnx') });
+    expect(engine.status()).toMatchObject({ state: 'unavailable', reason: expect.stringContaining('mdt-gateway models prepare-ocr') });
     await expect(engine.recognize(readFixture('report1.png'), never())).rejects.toMatchObject({ kind: 'engine_unavailable' });
     await engine.close();
   });
 
-  it('runs a recogniser it has no int8 calibration for in fp32, and says so', async () => {
-    const files = await copied();
+  it('runs a recogniser prepared from a file it has no int8 calibration for in fp32, and says so', async () => {
+    const sources = await copiedSources('uncalibrated');
     // An unknown protobuf field: the same model to onnxruntime, another file to its hash.
-    await writeFile(files.recogniser, Buffer.concat([await readFile(files.recogniser), Buffer.from([0xf8, 0x3e, 0x01])]));
-    const engine = new PpOcrEngine(SETTINGS, files);
+    await writeFile(sources.recogniser, Buffer.concat([await readFile(sources.recogniser), Buffer.from([0xf8, 0x3e, 0x01])]));
+    const out = join(dir, 'uncalibrated');
+    expect(Object.keys((await prepareOcrModels(sources, out)).files.recogniser)).toEqual(['fp32']);
+    const engine = new PpOcrEngine(SETTINGS, out);
     await engine.start();
     expect(engine.status()).toMatchObject({ state: 'ready', device: expect.stringMatching(/, recogniser fp32$/) });
     const page = await engine.recognize(readFixture('report2.png'), never());
     expect(characterErrorRate(page.text, groundTruth()['report2.png']!.text)).toBeLessThanOrEqual(0.01);
     await engine.close();
-  }, 30_000);
+  }, 60_000);
 
-  it('fails with the reason when a model file is corrupt, and the process lives on', async () => {
-    const files = await copied();
-    await writeFile(files.detector, Buffer.from('not an onnx model'));
-    const engine = new PpOcrEngine(SETTINGS, files);
+  it('fails, naming the file, when a prepared file is not the one prepared, and loads nothing', async () => {
+    const out = join(dir, 'altered');
+    const manifest = await prepareOcrModels(packagedModelFiles(), out);
+    await writeFile(join(out, manifest.files.detector.file), Buffer.from('not an onnx model'));
+    const engine = new PpOcrEngine(SETTINGS, out);
+    await engine.start();
+    expect(engine.status()).toMatchObject({ state: 'failed', reason: expect.stringMatching(/det\.onnx has sha256 [0-9a-f]{12}…, not the [0-9a-f]{12}… it was prepared with/) });
+    await engine.close();
+  }, 60_000);
+
+  it('fails with the reason when a prepared file vouched for cannot be loaded, and the process lives on', async () => {
+    const out = join(dir, 'unloadable');
+    const manifest = await prepareOcrModels(packagedModelFiles(), out);
+    const garbage = Buffer.from('not an onnx model');
+    await writeFile(join(out, manifest.files.detector.file), garbage);
+    const vouched = { ...manifest, files: { ...manifest.files, detector: { ...manifest.files.detector, sha256: createHash('sha256').update(garbage).digest('hex') } } };
+    await writeFile(join(out, PREPARED_MANIFEST), JSON.stringify(vouched));
+    const engine = new PpOcrEngine(SETTINGS, out);
     await engine.start();
     expect(engine.status()).toMatchObject({ state: 'failed', reason: expect.stringMatching(/^the PP-OCR models could not be loaded: /) });
     await engine.close();
-  });
+  }, 60_000);
 
   // Worker threads left loading models after their engine closed abort the process that exits.
   it('closed while it loads, stays closed and leaves no worker thread loading', async () => {
     for (const afterMs of [0, 30, 80]) {
-      const engine = new PpOcrEngine(SETTINGS, packagedModelFiles());
+      const engine = new PpOcrEngine(SETTINGS, PREPARED);
       void engine.start();
       await new Promise((resolve) => setTimeout(resolve, afterMs));
       await engine.close();
@@ -217,7 +267,7 @@ describe('the PP-OCR engine without usable models', () => {
   it.skipIf(existsSync(join(dirname(createRequire(import.meta.url).resolve('onnxruntime-node')), '../bin/napi-v6/linux/x64/libonnxruntime_providers_cuda.so')))(
     'with OCR_DEVICE=cuda and no CUDA execution provider installed, fails saying so rather than reading on the CPU',
     async () => {
-      const engine = new PpOcrEngine({ ...SETTINGS, device: 'cuda' }, packagedModelFiles());
+      const engine = new PpOcrEngine({ ...SETTINGS, device: 'cuda' }, PREPARED);
       await engine.start();
       expect(engine.status()).toMatchObject({ state: 'failed', device: expect.stringMatching(/^cuda: /), reason: expect.stringContaining("CUDA execution provider could not be used") });
       await engine.close();

@@ -2,16 +2,18 @@ import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { packagedModelFiles } from '../../../../src/engines/ocr/ppocr/models.js';
-import { BEST_CLASS, BEST_PROBABILITY, withBestPath } from '../../../../src/engines/ocr/ppocr/onnx/best-path.js';
-import { OnnxGraph } from '../../../../src/engines/ocr/ppocr/onnx/graph.js';
-import { simplifyModel } from '../../../../src/engines/ocr/ppocr/onnx/simplify.js';
-import { denseConvolutions, quantizeConvolutions, tensorsToCalibrate, withOutputs, type Calibration } from '../../../../src/engines/ocr/ppocr/onnx/quantize.js';
-import { quantizationFor } from '../../../../src/engines/ocr/ppocr/calibration.js';
-import { RECOGNISER_CALIBRATION } from '../../../../src/engines/ocr/ppocr/recogniser-calibration.js';
+import { withBestPath } from '../../../../src/engines/ocr/ppocr/prepare/onnx/best-path.js';
+import { BEST_CLASS, BEST_PROBABILITY } from '../../../../src/engines/ocr/ppocr/prepared.js';
+import { OnnxGraph } from '../../../../src/engines/ocr/ppocr/prepare/onnx/graph.js';
+import { simplifyModel } from '../../../../src/engines/ocr/ppocr/prepare/onnx/simplify.js';
+import { denseConvolutions, quantizeConvolutions, tensorsToCalibrate, withOutputs, type Calibration } from '../../../../src/engines/ocr/ppocr/prepare/onnx/quantize.js';
+import { calibrationFor } from '../../../../src/engines/ocr/ppocr/prepare/calibration.js';
+import { RECOGNISER_CALIBRATION } from '../../../../src/engines/ocr/ppocr/prepare/recogniser-calibration.js';
 import { sha256OfFile } from '../../../../src/platform/models/checksums.js';
+import { exactInt8DotProducts } from '../../../../src/platform/cpu.js';
 import sharp from 'sharp';
 import { fixturePath } from '../../../support/paths.js';
-import { bytesField, floatField, readFields, stringField, varintField, WireType, writeFields, type Field } from '../../../../src/engines/ocr/ppocr/onnx/wire.js';
+import { bytesField, floatField, readFields, stringField, varintField, WireType, writeFields, type Field } from '../../../../src/engines/ocr/ppocr/prepare/onnx/wire.js';
 
 describe('protobuf wire format', () => {
   it('writes back what it reads: varints (negative ones too), fixed 32-bit values and nested messages', () => {
@@ -213,14 +215,14 @@ describe('quantizing the dense convolutions', () => {
     expect(RECOGNISER_CALIBRATION.modelSha256).toBe(await sha256OfFile(path));
     const needed = tensorsToCalibrate(simplifyModel(await readFile(path)).model);
     expect(Object.keys(RECOGNISER_CALIBRATION.ranges).sort()).toEqual([...needed].sort());
-    expect(quantizationFor('0'.repeat(64))).toBeUndefined();
+    expect(calibrationFor('0'.repeat(64))).toBeUndefined();
   });
 
   it('reads real lines with the packaged recogniser in int8 as it reads them in float', async () => {
     const path = packagedModelFiles().recogniser;
     const simplified = simplifyModel(await readFile(path)).model;
-    const quantization = quantizationFor(await sha256OfFile(path))!;
-    const quantized = quantizeConvolutions(simplified, quantization.calibration, quantization.weightLevels);
+    const calibration = calibrationFor(await sha256OfFile(path))!;
+    const quantized = quantizeConvolutions(simplified, calibration, exactInt8DotProducts() ? 127 : 63);
     // Raised to operator set 10, its Slices take inputs; it reads lines like the float one.
     expect(OnnxGraph.parse(quantized).opsetVersion).toBe(10);
     const greedy = async (model: Uint8Array, image: string) => {

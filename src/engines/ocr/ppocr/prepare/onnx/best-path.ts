@@ -4,10 +4,8 @@
  * 40 floats for a 320 px line, a megabyte), then never leaves onnxruntime to be copied into
  * JavaScript and scanned there.
  */
+import { BEST_CLASS, BEST_PROBABILITY } from '../../prepared.js';
 import { intAttr, intsAttr, node, OnnxGraph, TENSOR_TYPE_FLOAT, TENSOR_TYPE_INT64 } from './graph.js';
-
-export const BEST_CLASS = 'ctc_best_class';
-export const BEST_PROBABILITY = 'ctc_best_probability';
 
 /** Adds the outputs BEST_CLASS (int64, N × T) and BEST_PROBABILITY (float, N × T) over the model's N × T × C output. */
 export function withBestPath(model: Uint8Array): Uint8Array {
