@@ -14,9 +14,11 @@ import { adviceGatewayEnv, adviceRequest as body, anyInState, jobState } from '.
 import { postJson } from '../support/gateway.js';
 import { ProcessSet, freePort, until } from '../support/processes.js';
 import { TEST_MODELS_DIR } from '../support/paths.js';
+import { seededRandom } from '../support/random.js';
 
 const SECRET = 'crash-test-secret-0123456789';
 const JOBS_PER_ROUND = 3;
+const random = seededRandom('crash test');
 const ROUNDS = ['before drafting', 'during drafting', 'during delivery', 'at a random moment', 'at a random moment'] as const;
 
 let dir: string;
@@ -72,7 +74,7 @@ it(
         await kill(receiver); // deliveries now fail and are retried
         expect(await until(() => anyInState(gatewayPort, ids, ['delivering']), 30_000)).toBe(true);
       }
-      if (moment === 'at a random moment') await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 1500));
+      if (moment === 'at a random moment') await new Promise((resolve) => setTimeout(resolve, 200 + random() * 1500));
       await kill(gateway);
       if (moment === 'during delivery') receiver = await startReceiver(receiverPort);
       gateway = await startGateway(gatewayPort, receiverPort);

@@ -22,6 +22,7 @@ import { fixturePath, TEST_MODELS_DIR } from '../support/paths.js';
 import { postgresMissing, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { ProcessSet, freePort, until } from '../support/processes.js';
 import { describeWithTools } from '../support/tools.js';
+import { seededRandom } from '../support/random.js';
 
 const SECRET = 'replica-test-secret-0123456789';
 const REPLICAS = 3;
@@ -40,7 +41,8 @@ let postgres: TestPostgres;
 let files: FileServer;
 const processes = new ProcessSet();
 
-const random = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
+const random = seededRandom('replica test');
+const anyOf = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const url = (port: number, path: string) => `http://127.0.0.1:${port}${path}`;
 
 describeWithTools('three gateway replicas on one PostgreSQL', postgresMissing(), () => {
@@ -133,9 +135,9 @@ describeWithTools('three gateway replicas on one PostgreSQL', postgresMissing(),
           await processes.kill(receiver); // deliveries now fail and are retried
           expect(await until(() => anyInState(ports[1]!, ids, ['delivering']), 60_000)).toBe(true);
         }
-        if (moment === 'at a random moment') await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 1500));
+        if (moment === 'at a random moment') await new Promise((resolve) => setTimeout(resolve, 200 + random() * 1500));
         // Two of three die at once: the survivor (and the restarted) must take over their leases.
-        const victims = [...ports.keys()].sort(() => Math.random() - 0.5).slice(0, 2);
+        const victims = [...ports.keys()].sort(() => random() - 0.5).slice(0, 2);
         await Promise.all(victims.map((index) => processes.kill(replicas[index]!)));
         kills += victims.length;
         if (moment === 'during delivery') receiver = await startReceiver();
@@ -144,7 +146,7 @@ describeWithTools('three gateway replicas on one PostgreSQL', postgresMissing(),
       }
 
       const allDelivered = await until(async () => {
-        for (const id of accepted) if ((await jobState(random(live()), id)) !== 'delivered') return false;
+        for (const id of accepted) if ((await jobState(anyOf(live()), id)) !== 'delivered') return false;
         return true;
       }, 120_000);
       expect(allDelivered).toBe(true);
@@ -178,6 +180,8 @@ describeWithTools('three gateway replicas on one PostgreSQL', postgresMissing(),
       );
       expect(reports.map((r) => r.request_id).sort()).toEqual([...accepted].sort());
       expect(reports.every((r) => r.ai_status === 'succeeded' || r.ai_status === 'failed')).toBe(true);
+      // Replicas died while drafting: a lease ran out and another replica took the draft over.
+      expect(takenOver, 'drafts taken over after a lease ended').toBeGreaterThanOrEqual(1);
       expect(webhookIds).toHaveLength(accepted.length);
       expect(webhookIds.every((row) => row.ids === 1)).toBe(true);
     },

@@ -157,9 +157,14 @@ describe('AI-3 submission', () => {
       json: { request_id: 'req-advice-1', accepted: true },
     });
     await untilState(gateway, 'delivered');
+    const before = (await jobStatus(gateway, 'req-advice-1')).json;
     expect((await submit(gateway)).status).toBe(202);
-    await new Promise((resolve) => setTimeout(resolve, 200));
 
+    // Taken as the job it is: still delivered, its history only noting the resubmission (a job
+    // queued again would be `queued` or `running` at once).
+    const after = (await jobStatus(gateway, 'req-advice-1')).json as { state: string; history: Array<{ event: string }> };
+    expect(after).toMatchObject({ ...before, history: [...(before.history as unknown[]), expect.objectContaining({ event: 'resubmitted' })] });
+    expect(after.history).toHaveLength((before.history as unknown[]).length + 1);
     expect(engine.requests).toHaveLength(1);
     expect(platform.received).toHaveLength(1);
   });

@@ -127,7 +127,8 @@ describeWithTools('POST /ai/v1/asr with whisper.cpp and the random tiny model', 
       state: 'ready',
       configured: true,
       model: expect.stringMatching(/^ggml-tiny-random\.bin@[0-9a-f]{12}$/),
-      device: 'cpu',
+      // The CPU, or the GPU backend whisper-cli said it initialised (a CUDA build on a GPU host).
+      device: expect.stringMatching(/^(cpu|gpu: \S+)$/),
     });
   });
 
@@ -213,7 +214,9 @@ describeWithTools('POST /ai/v1/asr with whisper.cpp and the random tiny model', 
 
   it('never logs the transcript', async () => {
     const { body } = await transcribe(gateway, '/fixtures/jfk.wav');
-    const words = body.segments.map((segment) => segment.text).filter((text) => text.length >= 4);
-    for (const word of words) expect(gateway.logs.join('\n')).not.toContain(word);
+    // The random model's transcript is short (a character or two), but never empty: there is text to look for.
+    const texts = [body.text, ...body.segments.map((segment) => segment.text)].map((text) => text.trim()).filter(Boolean);
+    expect(texts.length, 'the transcript has text to look for').toBeGreaterThan(0);
+    for (const text of texts) expect(gateway.logs.join('\n')).not.toContain(text);
   }, 30_000);
 });
