@@ -71,6 +71,11 @@ export interface OcrPage {
   /** Degrees clockwise, 0 to 360: any angle for a photo taken askew, a quarter turn for a scan. */
   rotation: number;
   deskewRadians: number;
+  /**
+   * Detector pixels per page pixel when the reader found the lines at a smaller scale than the
+   * page's own (PP-OCR scales a page to OCR_DET_MAX_SIDE): small print may have been lost there.
+   */
+  detectionScale?: number;
 }
 
 export interface RecognizeOptions {
@@ -84,8 +89,9 @@ export interface RecognizeOptions {
   /** The page is read for de-identification: an engine that reads tables poorly may erase ruling lines first (tesseract does). */
   eraseRulingLines?: boolean;
   /**
-   * Look closer: detect the page's lines at a larger scale than usual (PP-OCR: 4/3 of
-   * OCR_DET_MAX_SIDE). A second reading so made finds lines of a photo the first missed.
+   * Look closer: detect the page's lines at its own resolution (PP-OCR: up to 2048 pixels on its
+   * long side, not OCR_DET_MAX_SIDE). A second reading so made finds small print the first lost
+   * in scaling, such as the far rows of a photo taken at a slant.
    */
   closerLook?: boolean;
 }

@@ -66,7 +66,7 @@ async function deidentifyPage(
   const page = await document.page(index, { raster: true });
   const raster = page.raster!;
   const reading = page.kind === 'text' ? page.page : await timed('ocr', () => recognize(page.image, context, { eraseRulingLines: true }));
-  const closer = page.kind === 'image' && !isQuarterTurn(reading.rotation) ? await timed('ocr', () => closerLook(page.image, context)) : undefined;
+  const closer = page.kind === 'image' && needsCloserLook(reading) ? await timed('ocr', () => closerLook(page.image, context)) : undefined;
   try {
     if (page.kind === 'image') requireReadable(reading, index, context.deid.minConfidence);
     const redacted = await redactPage({
@@ -110,8 +110,18 @@ function requireReadable(reading: OcrPage, index: number, minConfidence: number)
 const isQuarterTurn = (degrees: number) => degrees % 90 === 0;
 
 /**
- * A photo taken askew is read twice, the second time looking closer (its lines detected at a
- * larger scale, its lie found anew): what either reading finds is painted, each reading's boxes
+ * Lines detected at under this share of the page's own scale may have lost small print: a photo
+ * taken at a slant shrinks its far rows (an outpatient number 6 pixels high at the detector's
+ * scale was not found there, and was at the photo's own).
+ */
+const SHRUNK_DETECTION = 0.8;
+
+/** A page that lies askew, or whose lines were detected shrunk, is read again looking closer. */
+const needsCloserLook = (reading: OcrPage) => !isQuarterTurn(reading.rotation) || (reading.detectionScale ?? 1) < SHRUNK_DETECTION;
+
+/**
+ * Such a page is read twice, the second time looking closer (its lines detected at its own
+ * resolution, its lie found anew): what either reading finds is painted, each reading's boxes
  * carried to the page through its own turn.
  */
 function closerLook(image: Buffer, context: OperationContext): Promise<OcrPage> {

@@ -98,7 +98,8 @@ export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings:
   const straight = turnedSize(source, turn);
   const turnedBy = (quad: Quad) => quad.map((p) => turnPoint(p, turn, source, straight)) as Quad;
   const quarter = rotation === undefined ? pageRotation(readings.map((reading) => ({ quad: turnedBy(reading.quad), chars: reading.chars.length }))) : 0;
-  return assemblePage(readings, { source, margin: PAGE_MARGIN, rotation: turn + quarter, upright: turnedSize(source, turn + quarter) });
+  const page = assemblePage(readings, { source, margin: PAGE_MARGIN, rotation: turn + quarter, upright: turnedSize(source, turn + quarter) });
+  return { ...page, detectionScale: Math.min(1, 1 / Math.max(lines.input.scaleX, lines.input.scaleY)) };
 }
 
 /**

@@ -28,8 +28,12 @@ export type WorkerMessage =
 const port = parentPort!;
 const { files, settings } = workerData as WorkerConfig;
 const post = (message: WorkerMessage) => port.postMessage(message);
-/** A closer look detects at 4/3 of the usual side (a multiple of 32). */
-const closerSettings: PipelineSettings = { ...settings, detection: { ...settings.detection, maxSide: Math.round((settings.detection.maxSide * 4) / 3 / 32) * 32 } };
+/**
+ * A closer look detects at the page's own resolution, up to this long side: a 300 dpi A4 scan is
+ * 3508 pixels long, and its print is large enough at 2048 (the detector's time grows with the area).
+ */
+const CLOSER_LOOK_MAX_SIDE = 2048;
+const closerSettings: PipelineSettings = { ...settings, detection: { ...settings.detection, maxSide: Math.max(settings.detection.maxSide, CLOSER_LOOK_MAX_SIDE) } };
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
 
 try {
