@@ -13,10 +13,8 @@ import { siblingWorker } from '../../../platform/process/index.js';
 import type { EngineState, EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../../types.js';
 import { WorkerPool, type PoolWorker } from '../pool.js';
 import type { PipelineSettings } from './pipeline.js';
-import { PreparedModelsProblem, readPreparedManifest, recogniserFor, verifiedModelFiles, type RecogniserVariant } from './prepared.js';
+import { PreparedModelsProblem, readPreparedManifest, recogniserFor, verifiedModelFiles, wantedRecogniser, type OcrPrecision, type RecogniserVariant } from './prepared.js';
 import type { PageRequest, WorkerConfig, WorkerMessage } from './worker.js';
-
-export type OcrPrecision = 'int8' | 'fp32';
 
 export interface PpOcrSettings extends PipelineSettings {
   /** `int8`: the recogniser's dense convolutions in 8-bit integers, on the CPU, when it was prepared so. */
@@ -130,7 +128,7 @@ export class PpOcrEngine implements OcrEngine {
       const manifest = await readPreparedManifest(this.modelsDir);
       this.model = manifest.model;
       this.recogniser = recogniserFor(manifest, this.settings.precision, this.settings.device);
-      if (this.settings.precision === 'int8' && this.settings.device === 'cpu' && this.recogniser === 'fp32') {
+      if (this.recogniser !== wantedRecogniser(this.settings.precision, this.settings.device)) {
         this.logger?.warn({ engine: 'ocr' }, 'the prepared PP-OCR recogniser has no int8 form (it is not the calibrated one): it runs in fp32');
       }
       config = { files: await verifiedModelFiles(this.modelsDir, manifest, this.recogniser), settings: pipelineSettings(this.settings) };

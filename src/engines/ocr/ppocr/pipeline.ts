@@ -16,9 +16,8 @@ import { readAlphabet, type PpOcrModelFiles } from './models.js';
 import { pageRotation, straighteningTurn } from './orientation.js';
 import { normalDegrees, turnedSize, turnPoint, unturnPoint, type Point, type Quad, type Size } from '../plane.js';
 import { assemblePage } from './page.js';
+import type { OcrDevice } from './prepared.js';
 import { mostlyUpsideDown, readLines, turnedHalf, upsideDown, type MakeTensor } from './recognize.js';
-
-export type OcrDevice = 'cpu' | 'cuda';
 
 export interface PipelineSettings {
   detection: DetectionSettings;

@@ -94,12 +94,18 @@ export async function verifiedModelFiles(dir: string, manifest: PreparedManifest
   return { detector: detector!, classifier: classifier!, recogniser: recogniserPath!, alphabet: alphabet! };
 }
 
-/**
- * The recogniser to run: in 8-bit integers when asked for, on the CPU, and prepared so (on the
- * weight levels this CPU multiplies exactly); else in float.
- */
-export function recogniserFor(manifest: PreparedManifest, precision: 'int8' | 'fp32', device: 'cpu' | 'cuda'): RecogniserVariant {
+/** What the recogniser runs in (OCR_PRECISION), and where the models run (OCR_DEVICE). */
+export type OcrPrecision = 'int8' | 'fp32';
+export type OcrDevice = 'cpu' | 'cuda';
+
+/** The recogniser asked for: in 8-bit integers when asked, on the CPU, on the weight levels this CPU multiplies exactly; else in float. */
+export function wantedRecogniser(precision: OcrPrecision, device: OcrDevice): RecogniserVariant {
   if (precision !== 'int8' || device !== 'cpu') return 'fp32';
-  const variant: RecogniserVariant = exactInt8DotProducts() ? 'int8-127' : 'int8-63';
-  return manifest.files.recogniser[variant] ? variant : 'fp32';
+  return exactInt8DotProducts() ? 'int8-127' : 'int8-63';
+}
+
+/** The recogniser to run: the one asked for when it was prepared (only the calibrated recogniser has int8 forms), else in float. */
+export function recogniserFor(manifest: PreparedManifest, precision: OcrPrecision, device: OcrDevice): RecogniserVariant {
+  const wanted = wantedRecogniser(precision, device);
+  return manifest.files.recogniser[wanted] ? wanted : 'fp32';
 }
