@@ -20,6 +20,7 @@ import { healthRoutes } from './http/health.js';
 import { requestLog } from './http/request-log.js';
 import { unreadBody } from './http/unread-body.js';
 import { AI_PREFIX } from './contract/operations.js';
+import { ADVICE_JOB_MIGRATIONS, SqlAdviceJobStore } from './operations/report-advice-draft/job-store.js';
 import { createAdviceJobs, type AdviceJobs } from './operations/report-advice-draft/jobs.js';
 import { createSafeFetcher, withLocalFiles, type SafeFetcher } from './platform/fetch/index.js';
 import { Limiter } from './platform/limiter.js';
@@ -62,6 +63,7 @@ async function startServices({ config, logger, ...options }: AppOptions): Promis
     publicBaseUrl: config.server.publicBaseUrl,
     ...(config.security.fileSigningSecret ? { signingSecret: config.security.fileSigningSecret } : {}),
     ...(databaseUrl ? { database: { url: databaseUrl, poolSize: config.server.databasePoolSize } } : {}),
+    migrations: ADVICE_JOB_MIGRATIONS,
   });
   const metrics = new Metrics(
     {
@@ -76,8 +78,9 @@ async function startServices({ config, logger, ...options }: AppOptions): Promis
   ) as Record<EngineName, Limiter>;
   const engines = new Engines(options.engines ?? createEngines(config, logger), limiters);
   engines.start();
-  const adviceJobs = createAdviceJobs({ config, engines, store: stores.adviceJobs, logger, observe: metrics.adviceObserver() });
-  metrics.observeAdviceJobs(() => stores.adviceJobs.countByState());
+  const adviceJobStore = new SqlAdviceJobStore(stores.database);
+  const adviceJobs = createAdviceJobs({ config, engines, store: adviceJobStore, logger, observe: metrics.adviceObserver() });
+  metrics.observeAdviceJobs(() => adviceJobStore.countByState());
   await adviceJobs.start();
   const uploads = new ConsoleUploads(stores, config.server.publicBaseUrl);
   const fetcher = options.fetcher ?? createSafeFetcher({ ...config.fetch, maxAudioBytes: config.asr.maxBytes });

@@ -95,7 +95,7 @@ const consoleApi: FastifyPluginAsync<ConsoleRoutesOptions> = async (api, options
         ]),
       ),
       traffic: metrics.recentTraffic.summary(),
-      advice: { counts: await stores.adviceJobs.countByState(), recent: await adviceJobs.recent(RECENT_JOBS) },
+      advice: { counts: await adviceJobs.countByState(), recent: await adviceJobs.recent(RECENT_JOBS) },
     };
   });
 
