@@ -27,7 +27,14 @@ export interface OperationContract<Req extends z.ZodType = z.ZodType, Res extend
   successStatus: 200 | 202;
   request: Req;
   response: Res;
+  /** The shape of its errors: fields the schema does not name are left out. */
   errorBody: z.ZodType;
+  /**
+   * An operation that accepts work and finishes it later also answers for its jobs, by request_id:
+   * `GET {path}/{request_id}` (status) and `POST {path}/{request_id}/redeliver`, under these
+   * `operation` labels in logs and metrics.
+   */
+  jobRoutes?: { status: string; redeliver: string };
   example: { request: z.input<Req>; response: z.output<Res> };
 }
 
@@ -58,6 +65,7 @@ export const OPERATIONS = {
     request: reportAdviceDraftRequest,
     response: reportAdviceDraftResponse,
     errorBody: adviceErrorBody,
+    jobRoutes: { status: 'report-advice-status', redeliver: 'report-advice-redeliver' },
     example: EXAMPLES.reportAdviceDraft,
   }),
   caseFileProcess: contract({

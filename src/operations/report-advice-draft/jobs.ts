@@ -9,7 +9,7 @@ import {
 import type { Config } from '../../config/index.js';
 import type { Engines } from '../../engines/registry.js';
 import { GatewayError } from '../../errors.js';
-import { postCallback } from '../../platform/callbacks/delivery.js';
+import { postCallback } from './callbacks/delivery.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AdviceJobStore, AdviceJobView } from './job-store.js';
 import { llmCalls } from '../llm-calls.js';

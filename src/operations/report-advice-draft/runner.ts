@@ -1,6 +1,6 @@
 import { adviceCallback, reportAdviceDraftRequest, type AdviceCallback, type ReportAdviceDraftRequest } from '../../contract/advice.js';
 import { GatewayError } from '../../errors.js';
-import { nextAttempt, type DeliveryAttempt, type RetryPolicy } from '../../platform/callbacks/delivery.js';
+import { nextAttempt, type DeliveryAttempt, type RetryPolicy } from './callbacks/delivery.js';
 import { describeError, type Logger } from '../../platform/logger.js';
 import type { AdviceJobStore, ClaimedDelivery, ClaimedDraft, DraftResult } from './job-store.js';
 
