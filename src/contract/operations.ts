@@ -16,13 +16,14 @@ export type OperationId = 'speech-process' | 'report-advice-draft' | 'case-file-
 
 export const AI_PREFIX = '/ai/v1';
 
-export interface OperationContract<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
-  id: OperationId;
+/** An operation's wire contract; `Id` is one of the gateway's own by default, any path segment for one served beside them. */
+export interface OperationContract<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType, Id extends string = OperationId> {
+  id: Id;
   /** The id in camelCase: the OpenAPI operationId. */
   operationId: string;
   /** The specification's name for it, e.g. "AI-4". */
   label: string;
-  path: `/ai/v1/${OperationId}`;
+  path: `/ai/v1/${Id}`;
   summary: string;
   successStatus: 200 | 202;
   request: Req;

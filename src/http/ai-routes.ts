@@ -16,7 +16,7 @@ import { standardErrorBody, useErrorShape, type ErrorBodyOf } from './errors.js'
 export type OperationServices = Omit<OperationContext, 'signal' | 'log'>;
 
 export interface ServedOperation {
-  contract: OperationContract;
+  contract: OperationContract<z.ZodType, z.ZodType, string>;
   started: StartedOperation<unknown>;
 }
 
@@ -69,7 +69,7 @@ function registerOperation(route: FastifyInstance, { contract, started }: Served
   });
 }
 
-function registerJobRoutes(route: FastifyInstance, labels: NonNullable<OperationContract['jobRoutes']>, jobs: DeferredJobs): void {
+function registerJobRoutes(route: FastifyInstance, labels: NonNullable<ServedOperation['contract']['jobRoutes']>, jobs: DeferredJobs): void {
   route.get<{ Params: { request_id: string } }>('/:request_id', { config: { operation: labels.status } }, (request) =>
     jobs.status(request.params.request_id),
   );
@@ -80,7 +80,7 @@ function registerJobRoutes(route: FastifyInstance, labels: NonNullable<Operation
 
 /** An error as the contract shows it: `{error:{kind,message,retryable}}`, less what its schema leaves out. */
 const errorBodyOf =
-  (contract: OperationContract): ErrorBodyOf =>
+  (contract: ServedOperation['contract']): ErrorBodyOf =>
   ({ kind, message, retryable }) =>
     contract.errorBody.parse({ error: { kind, message, retryable } });
 

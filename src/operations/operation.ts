@@ -44,7 +44,7 @@ export interface StartedOperation<Req = never> {
  * contract, the tables it keeps, and how it starts. Everything else stays in its folder.
  */
 export interface Operation<Req extends z.ZodType = z.ZodType> {
-  contract: OperationContract<Req>;
+  contract: OperationContract<Req, z.ZodType, string>;
   /** Its own tables, migrated with the gateway's when the stores open. */
   migrations?: readonly Migration[];
   start(environment: OperationEnvironment): StartedOperation<z.output<Req>> | Promise<StartedOperation<z.output<Req>>>;
@@ -52,7 +52,7 @@ export interface Operation<Req extends z.ZodType = z.ZodType> {
 
 /** An operation whose handler needs nothing but the request context. */
 export function statelessOperation<Req extends z.ZodType>(
-  contract: OperationContract<Req>,
+  contract: OperationContract<Req, z.ZodType, string>,
   handle: OperationHandler<z.output<Req>, unknown>,
 ): Operation<Req> {
   return { contract, start: () => ({ handle }) };

@@ -15,7 +15,7 @@ export interface BlobMeta {
   expiresAt: Date;
 }
 
-/** Files the gateway produces (de-identified images, PDFs), kept until they expire. */
+/** Files the gateway produces for download, kept until they expire. */
 export interface BlobStore {
   put(bytes: Buffer, opts: { contentType: string; ttlSeconds: number }): Promise<BlobMeta>;
   /** Null when the blob is absent or expired. */

@@ -23,7 +23,7 @@ function configure(connection: Database.Database): void {
   connection.pragma('journal_mode = WAL');
   connection.pragma('busy_timeout = 5000');
   connection.pragma('foreign_keys = ON');
-  // FULL: an accepted AI-3 job (202) must survive a power cut, not only a process crash.
+  // FULL: work accepted with a 202 must survive a power cut, not only a process crash.
   connection.pragma('synchronous = FULL');
 }
 
