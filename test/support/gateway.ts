@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import type { Operation } from '../../src/operations/index.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import type { EngineSet } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -24,7 +25,7 @@ export interface TestGateway {
 export async function startGateway(
   env: NodeJS.ProcessEnv = {},
   /** listen: on a free loopback port, or on the one given (when the links it hands out must name it). */
-  options: { engines?: EngineSet; listen?: boolean | number; dataDir?: string; keepDataDir?: boolean } = {},
+  options: { engines?: EngineSet; operations?: readonly Operation[]; listen?: boolean | number; dataDir?: string; keepDataDir?: boolean } = {},
 ): Promise<TestGateway> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'gateway-test-')));
   // OCR workers take seconds of CPU to start: only tests that read documents turn them on. The
@@ -41,6 +42,7 @@ export async function startGateway(
     config,
     logger: createLogger(config.server.logLevel, sink),
     ...(options.engines ? { engines: options.engines } : {}),
+    ...(options.operations ? { operations: options.operations } : {}),
   });
   if (options.listen !== undefined && options.listen !== false) await app.listen({ host: '127.0.0.1', port: options.listen === true ? 0 : options.listen });
   else await app.ready();

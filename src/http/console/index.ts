@@ -9,7 +9,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Config } from '../../config/index.js';
 import { ENGINE_NAMES, type Engines } from '../../engines/registry.js';
 import { engineReport } from '../../engines/report.js';
-import type { AdviceJobs } from '../../operations/report-advice-draft/jobs.js';
+import type { DeferredJobs } from '../../operations/index.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { Stores } from '../../platform/store/index.js';
 import { REFERENCE_REPORT_PATH } from '../../contract/advice.js';
@@ -26,7 +26,8 @@ export interface ConsoleRoutesOptions {
   engines: Engines;
   metrics: Metrics;
   stores: Stores;
-  adviceJobs: AdviceJobs;
+  /** AI-3's jobs, shown on the status panel; absent where AI-3 is not served. */
+  adviceJobs: DeferredJobs | undefined;
   uploads: ConsoleUploads;
 }
 
@@ -95,7 +96,7 @@ const consoleApi: FastifyPluginAsync<ConsoleRoutesOptions> = async (api, options
         ]),
       ),
       traffic: metrics.recentTraffic.summary(),
-      advice: { counts: await stores.adviceJobs.countByState(), recent: await adviceJobs.recent(RECENT_JOBS) },
+      advice: adviceJobs ? { counts: await adviceJobs.countByState(), recent: await adviceJobs.recent(RECENT_JOBS) } : null,
     };
   });
 
