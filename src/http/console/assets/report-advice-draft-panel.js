@@ -8,6 +8,7 @@ import { formPanel } from './try-it.js';
 
 /** @typedef {import('../answers.js').ReceivedReport} ReceivedReport */
 
+/** @type {ReadonlySet<import('../../../contract/advice.js').AdviceJobState>} */
 const FINISHED_JOB_STATES = new Set(['delivered', 'dead']);
 const ADVICE_FOLLOW_MS = 2000;
 const ADVICE_FOLLOW_LIMIT_MS = 5 * 60 * 1000;

@@ -88,12 +88,16 @@ export function rerenderStatus() {
 }
 
 const seconds = (/** @type {number} */ value) => (value < 1 ? `${Math.round(value * 1000)} ms` : `${value.toFixed(1)} s`);
-/** A state, coloured by its class. */
-export const stateBadge = (/** @type {string} */ state, /** @type {import('./page.js').Attributes} */ attributes = {}) =>
-  h('span', { ...attributes, class: `state state-${state}` }, state);
+
+/**
+ * An engine's or a job's state, coloured by its class.
+ * @param {import('../../../contract/engines.js').EngineState | AdviceJobStatus['state']} state
+ * @param {import('./page.js').Attributes} [attributes]
+ */
+export const stateBadge = (state, attributes = {}) => h('span', { ...attributes, class: `state state-${state}` }, state);
 
 /** @param {ConsoleStatus} status */
-export function renderStatus(status) {
+function renderStatus(status) {
   lastStatus = status;
   updatedAt.textContent = new Date().toLocaleTimeString(locale());
   fill(engineRows,
