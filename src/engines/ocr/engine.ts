@@ -8,7 +8,7 @@ import { createWorker, OEM, type Worker } from 'tesseract.js';
 import type { Config } from '../../config/index.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import type { Logger } from '../../platform/logger.js';
-import type { ExpectedHash } from '../model-version.js';
+import type { ExpectedHash } from '../../platform/models/trust.js';
 import { EngineLifecycle } from '../lifecycle.js';
 import type { EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../types.js';
 import { pageFromBlocks, type TesseractBlock } from './layout.js';
