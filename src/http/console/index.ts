@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Config } from '../../config/index.js';
 import { ENGINE_NAMES, type Engines } from '../../engines/registry.js';
-import { engineReport } from '../../engines/report.js';
+import { engineReport } from '../../engines/engine-report.js';
 import type { AdviceJobs } from '../../operations/report-advice-draft/jobs.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { Stores } from '../../platform/store/index.js';
