@@ -5,16 +5,16 @@
  */
 import sharp from 'sharp';
 import { createWorker, OEM, type Worker } from 'tesseract.js';
-import type { Config } from '../../config/index.js';
-import { GatewayError, isGatewayError } from '../../errors.js';
-import type { Logger } from '../../platform/logger.js';
-import type { ExpectedHash } from '../../platform/models/trust.js';
-import { EngineLifecycle } from '../lifecycle.js';
-import type { EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../types.js';
-import { pageFromBlocks, type TesseractBlock } from './layout.js';
+import type { Config } from '../../../config/index.js';
+import { GatewayError, isGatewayError } from '../../../errors.js';
+import type { Logger } from '../../../platform/logger.js';
+import type { ExpectedHash } from '../../../platform/models/trust.js';
+import { EngineLifecycle } from '../../lifecycle.js';
+import type { EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../../types.js';
+import { pageFromBlocks, type TesseractBlock } from './blocks.js';
 import { readTurned, readUpright } from './orientation.js';
 import { prepareForTesseract, scaledPage } from './prepare.js';
-import { WorkerPool } from './pool.js';
+import { WorkerPool } from '../pool.js';
 import { languagesProblem, languagesVersion, linkLanguages, locateLanguages, type LanguageFiles } from './traineddata.js';
 
 export type OcrSettings = Config['ocr'];
