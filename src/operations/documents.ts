@@ -3,7 +3,7 @@
  * read a few at a time, pages through the OCR limiter, and failures that name their file.
  */
 import type { FileReference } from '../contract/common.js';
-import { openDocument, type OpenedDocument } from '../engines/documents/index.js';
+import { openDocument, type OpenedDocument } from '../documents/index.js';
 import type { OcrPage, RecognizeOptions } from '../engines/types.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import type { SniffedMedia } from '../platform/fetch/index.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import type { CaseFileProcessResponse } from '../../src/contract/case-files.js';
-import { loadPdf, render } from '../../src/engines/documents/pdf.js';
+import { loadPdf, render } from '../../src/documents/pdf.js';
 import type { OcrGateway } from './eval-gateway.js';
 
 const run = promisify(execFile);

@@ -6,7 +6,7 @@
  */
 import type { CaseFileProcessRequest, CaseFileProcessResponse, DocumentCategory } from '../../contract/case-files.js';
 import type { FileReference } from '../../contract/common.js';
-import type { OpenedDocument } from '../../engines/documents/index.js';
+import type { OpenedDocument } from '../../documents/index.js';
 import type { OcrPage } from '../../engines/types.js';
 import { isGatewayError } from '../../errors.js';
 import type { SniffedMedia } from '../../platform/fetch/index.js';

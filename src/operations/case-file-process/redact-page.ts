@@ -22,7 +22,7 @@
  * page says.
  */
 import sharp from 'sharp';
-import type { PageRaster } from '../../engines/documents/index.js';
+import type { PageRaster } from '../../documents/index.js';
 import { boundingBox, insideQuad, pointInQuad, type Quad } from '../../engines/ocr/index.js';
 import type { OcrPage } from '../../engines/types.js';
 import { GatewayError } from '../../errors.js';
