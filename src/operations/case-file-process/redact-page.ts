@@ -32,7 +32,9 @@ import { isCode, personalRegions, textBesideData } from './locate.js';
 import { paintPage, type OutputFormat } from './output.js';
 import { fillWithSurroundings, meanIn } from './pixels.js';
 
-export type DeidStage = 'ocr' | 'detect' | 'redact' | 'audit' | 'encode';
+/** The stages of de-identifying a page, each timed (gateway_deid_stage_seconds). */
+export const DEID_STAGES = ['ocr', 'detect', 'redact', 'audit', 'encode'] as const;
+export type DeidStage = (typeof DEID_STAGES)[number];
 
 export type AuditReader = 'first' | 'independent';
 
