@@ -24,7 +24,7 @@
 import sharp from 'sharp';
 import type { PageRaster } from '../../documents/index.js';
 import { boundingBox, insideQuad, pointInQuad, type Quad } from '../../engines/ocr/index.js';
-import type { OcrPage } from '../../engines/types.js';
+import type { AuditReader, OcrPage } from '../../engines/types.js';
 import { GatewayError } from '../../errors.js';
 import type { PersonalKind } from './detectors/index.js';
 import { padded, toRaster, type RasterFrame } from './geometry.js';
@@ -35,8 +35,6 @@ import { fillWithSurroundings, meanIn } from './pixels.js';
 /** The stages of de-identifying a page, each timed (gateway_deid_stage_seconds). */
 export const DEID_STAGES = ['ocr', 'detect', 'redact', 'audit', 'encode'] as const;
 export type DeidStage = (typeof DEID_STAGES)[number];
-
-export type AuditReader = 'first' | 'independent';
 
 /**
  * Reads an image turned `rotation` degrees with each reader the OCR engine has in turn (the
