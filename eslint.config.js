@@ -79,6 +79,14 @@ export default tseslint.config(
     },
   },
   {
+    // The tools (benchmarks, evals, fixture generators, release) and their shared helpers in
+    // scripts/lib use nothing of test/: tests use scripts/lib, never the other way round.
+    files: ['scripts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)test/', message: 'scripts/ must not import test/: put what both need in scripts/lib' }] }],
+    },
+  },
+  {
     // Commands print their results.
     files: ['scripts/**', 'src/cli/**'],
     rules: { 'no-console': 'off' },

@@ -34,10 +34,10 @@ import { createLogger } from '../src/platform/logger.js';
 import { openDatabase } from '../src/platform/store/database.js';
 import { buildReceiverApp } from '../src/receiver/app.js';
 import { RECEIVER_MIGRATIONS } from '../src/receiver/store.js';
-import { postJson, startLlmGateway } from '../test/support/gateway.js';
-import { ensureTestModel, SHAPES, type ShapeName } from '../test/support/models/make-test-model.js';
-import { TEST_MODELS_DIR } from '../test/support/paths.js';
-import { startPostgres } from '../test/support/postgres.js';
+import { postJson, startLlmGateway } from './lib/gateway.js';
+import { ensureTestModel, SHAPES, type ShapeName } from './lib/models/make-test-model.js';
+import { TEST_MODELS_DIR } from './lib/paths.js';
+import { startPostgres } from './lib/postgres.js';
 import { readyStatus } from '../src/engines/readiness.js';
 
 const { values: args } = parseArgs({

@@ -26,8 +26,8 @@ import { findExecutable } from '../src/engines/asr/index.js';
 import { ffmpegArgs } from '../src/engines/asr/ffmpeg.js';
 import { whisperArgs, type WhisperSettings } from '../src/engines/asr/whisper-cli.js';
 import { createLogger } from '../src/platform/logger.js';
-import { AUDIO_FIXTURES, ffmpegConvert } from '../test/support/audio.js';
-import { ensureWhisperTestModel, WHISPER_SHAPES, type WhisperShapeName } from '../test/support/models/whisper-model.js';
+import { AUDIO_FIXTURES, ffmpegConvert } from './lib/audio.js';
+import { ensureWhisperTestModel, WHISPER_SHAPES, type WhisperShapeName } from './lib/models/whisper-model.js';
 import { readyStatus } from '../src/engines/readiness.js';
 
 const { values: args } = parseArgs({

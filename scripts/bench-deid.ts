@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAtMost } from '../src/platform/concurrency.js';
-import { DEID_FIXTURES, deidGroundTruth } from '../test/support/deid-fixtures.js';
-import { auditOutcomes, DEID_STAGES, deidentify, pagesOf, stageSeconds, tesseractOnce, type DeidStage } from '../test/support/independent-reader.js';
-import { pct, startOcrGateway, type OcrGateway } from '../test/support/eval-gateway.js';
+import { DEID_FIXTURES, deidGroundTruth } from './lib/deid-fixtures.js';
+import { auditOutcomes, DEID_STAGES, deidentify, pagesOf, stageSeconds, tesseractOnce, type DeidStage } from './lib/independent-reader.js';
+import { pct, startOcrGateway, type OcrGateway } from './lib/eval-gateway.js';
 
 const GROUPS = {
   images: ['pathology-zh-table.png', 'imaging-zh-exif.jpg', 'lab-zh-table.webp', 'lab-en.tiff'],

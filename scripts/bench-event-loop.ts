@@ -13,10 +13,10 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { PDFDocument } from 'pdf-lib';
 import { OPERATIONS } from '../src/contract/operations.js';
-import { fileReference, startFileServer } from '../test/support/file-server.js';
-import { postFiles, startGateway } from '../test/support/gateway.js';
-import { fixturePath } from '../test/support/paths.js';
-import { BlankOcrEngine, enginesWith } from '../test/support/test-engines.js';
+import { fileReference, startFileServer } from './lib/file-server.js';
+import { postFiles, startGateway } from './lib/gateway.js';
+import { fixturePath } from './lib/paths.js';
+import { BlankOcrEngine, enginesWith } from './lib/stand-in-engines.js';
 
 const { values } = parseArgs({ options: { pages: { type: 'string', default: '200' }, scanned: { type: 'boolean', default: false } } });
 const pages = Number(values.pages);

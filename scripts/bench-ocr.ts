@@ -24,10 +24,10 @@ import { readPreparedManifest, recogniserFor, verifiedModelFiles } from '../src/
 import { loadConfig } from '../src/config/index.js';
 import { loadModels, readPage, type PipelineSettings, type PpOcrModels } from '../src/engines/ocr/ppocr/pipeline.js';
 import { runAtMost } from '../src/platform/concurrency.js';
-import { groundTruth, OCR_FIXTURES } from '../test/support/ocr-fixtures.js';
-import { characterErrorRate, pct, startOcrGateway } from '../test/support/eval-gateway.js';
-import { fixturePath } from '../test/support/paths.js';
-import { photoTruth } from '../test/support/photos.js';
+import { groundTruth, OCR_FIXTURES } from './lib/ocr-fixtures.js';
+import { characterErrorRate, pct, startOcrGateway } from './lib/eval-gateway.js';
+import { fixturePath } from './lib/paths.js';
+import { photoTruth } from './lib/photos.js';
 
 const run = promisify(execFile);
 /** Rendered reports (CER against their text) and the real phone photos (their identifiers read). */

@@ -14,7 +14,7 @@
  *     same text length under their grammar), latency and output tokens/s as each side counts;
  *   - HTTP: POST /ai/v1/speech-process (one point: one token count and one judge call, the
  *     operation's own prompt and budget) to two gateways, LLM_BACKEND=local and openai, latency.
- * The model is random (test/support/models/make-test-model.ts): its output is gibberish, and the
+ * The model is random (scripts/lib/models/make-test-model.ts): its output is gibberish, and the
  * two grammar builders (node-llama-cpp's, llama-server's) may let it write different lengths in
  * the judge call; tokens/s is the figure to compare. One request at a time: llama-server with one
  * slot, the local engine with one sequence.
@@ -25,9 +25,9 @@ import { z } from 'zod';
 import { LlamaCppEngine, OpenAiEngine } from '../src/engines/llm/index.js';
 import { readyStatus } from '../src/engines/readiness.js';
 import type { LlmJsonRequest } from '../src/engines/types.js';
-import { startGateway, type TestGateway } from '../test/support/gateway.js';
-import { LLAMA_SERVER_BIN, llamaServerMissing, startLlamaServer } from '../test/support/llama-server.js';
-import { ensureTestModel, SHAPES, type ShapeName } from '../test/support/models/make-test-model.js';
+import { startGateway, type TestGateway } from './lib/gateway.js';
+import { LLAMA_SERVER_BIN, llamaServerMissing, startLlamaServer } from './lib/llama-server.js';
+import { ensureTestModel, SHAPES, type ShapeName } from './lib/models/make-test-model.js';
 
 const { values: args } = parseArgs({
   options: {

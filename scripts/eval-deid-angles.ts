@@ -13,11 +13,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import type { CaseFileProcessResponse } from '../src/contract/case-files.js';
-import { deidGlyphs, DEID_FIXTURES, type PageGlyphs } from '../test/support/deid-fixtures.js';
-import { startOcrGateway, type OcrGateway } from '../test/support/eval-gateway.js';
-import { fixturePath } from '../test/support/paths.js';
-import { photoTruth } from '../test/support/photos.js';
-import { coverage, placed, tiltedPage, turnedPage, uncovered, type DistortedPage } from '../test/support/redaction.js';
+import { deidGlyphs, DEID_FIXTURES, type PageGlyphs } from './lib/deid-fixtures.js';
+import { startOcrGateway, type OcrGateway } from './lib/eval-gateway.js';
+import { fixturePath } from './lib/paths.js';
+import { photoTruth } from './lib/photos.js';
+import { coverage, placed, tiltedPage, turnedPage, uncovered, type DistortedPage } from './lib/redaction.js';
 
 const TILT_SIDES = ['top', 'bottom', 'left', 'right'] as const;
 

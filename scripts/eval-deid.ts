@@ -20,9 +20,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAtMost } from '../src/platform/concurrency.js';
-import { deidCases, type DeidCase } from '../test/support/deid-fixtures.js';
-import { comparable, deidentify, formatOf, isPdf, leftoverMetadata, mask, pageCount, readableIn, readIndependently, textLayerChars } from '../test/support/independent-reader.js';
-import { pct, startOcrGateway, type OcrGateway } from '../test/support/eval-gateway.js';
+import { deidCases, type DeidCase } from './lib/deid-fixtures.js';
+import { comparable, deidentify, formatOf, isPdf, leftoverMetadata, mask, pageCount, readableIn, readIndependently, textLayerChars } from './lib/independent-reader.js';
+import { pct, startOcrGateway, type OcrGateway } from './lib/eval-gateway.js';
 
 interface FileReport {
   file: string;

@@ -8,10 +8,10 @@
  */
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { groundTruth, OCR_FIXTURES } from '../test/support/ocr-fixtures.js';
-import { characterErrorRate, pct, startOcrGateway } from '../test/support/eval-gateway.js';
-import { fixturePath } from '../test/support/paths.js';
-import { photoTruth } from '../test/support/photos.js';
+import { groundTruth, OCR_FIXTURES } from './lib/ocr-fixtures.js';
+import { characterErrorRate, pct, startOcrGateway } from './lib/eval-gateway.js';
+import { fixturePath } from './lib/paths.js';
+import { photoTruth } from './lib/photos.js';
 
 type Info = { name: string | null; age: string | null; cancer_type: string | null; stage: string | null };
 

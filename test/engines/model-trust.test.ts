@@ -2,15 +2,15 @@ import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTestModel } from '../support/models/make-test-model.js';
+import { ensureTestModel } from '../../scripts/lib/models/make-test-model.js';
 import { loadConfig } from '../../src/config/index.js';
 import { expectedHashOf } from '../../src/engines/model-trust.js';
 import { parseChecksums } from '../../src/platform/models/checksums.js';
 import { ModelTrustConflict } from '../../src/platform/models/trust.js';
 import { checkExpectedHash } from '../../src/engines/model-version.js';
 import { formatEngineReport } from '../../src/engines/report.js';
-import { startGateway } from '../support/gateway.js';
-import { TEST_MODELS_DIR } from '../support/paths.js';
+import { startGateway } from '../../scripts/lib/gateway.js';
+import { TEST_MODELS_DIR } from '../../scripts/lib/paths.js';
 import { settledStatus } from '../../src/engines/readiness.js';
 
 let dir: string;

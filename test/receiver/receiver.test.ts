@@ -13,7 +13,7 @@ import { createLogger } from '../../src/platform/logger.js';
 import { openDatabase } from '../../src/platform/store/database.js';
 import { buildReceiverApp, type ReceiverOptions } from '../../src/receiver/app.js';
 import { RECEIVER_MIGRATIONS } from '../../src/receiver/store.js';
-import { freePort, spawnFromSource } from '../support/processes.js';
+import { freePort, spawnFromSource } from '../../scripts/lib/processes.js';
 
 const SECRET = 'receiver-test-secret-0123456789';
 const REQUEST_ID = 'req-advice-1';

@@ -8,7 +8,7 @@ import { createLogger } from '../../src/platform/logger.js';
 import { openDatabase } from '../../src/platform/store/database.js';
 import { buildReceiverApp } from '../../src/receiver/app.js';
 import { RECEIVER_MIGRATIONS } from '../../src/receiver/store.js';
-import { startFileServer } from './file-server.js';
+import { startFileServer } from '../../scripts/lib/file-server.js';
 
 export interface ReceivedCallback {
   headers: IncomingHttpHeaders;

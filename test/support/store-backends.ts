@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { openStores, type Stores } from '../../src/platform/store/index.js';
 import { openDatabase } from '../../src/platform/store/database.js';
-import { postgresMissing, startPostgres, withClient, type TestPostgres } from './postgres.js';
+import { postgresMissing, startPostgres, withClient, type TestPostgres } from '../../scripts/lib/postgres.js';
 import { describeWithTools } from './tools.js';
 
 export interface OpenedStores {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStores, type Stores } from '../../../src/platform/store/index.js';
 import { POSTGRES_MIGRATIONS } from '../../../src/platform/store/postgres.js';
-import { postgresMissing, startPostgres, withClient, type TestPostgres } from '../../support/postgres.js';
+import { postgresMissing, startPostgres, withClient, type TestPostgres } from '../../../scripts/lib/postgres.js';
 import { describeWithTools } from '../../support/tools.js';
 
 const openReplica = (url: string) =>
