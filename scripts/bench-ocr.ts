@@ -25,7 +25,7 @@ import { loadConfig } from '../src/config/index.js';
 import { loadModels, readPage, type PipelineSettings, type PpOcrModels } from '../src/engines/ocr/ppocr/pipeline.js';
 import { runAtMost } from '../src/platform/concurrency.js';
 import { groundTruth, OCR_FIXTURES } from './lib/ocr-fixtures.js';
-import { characterErrorRate, pct, startOcrGateway } from './lib/eval-gateway.js';
+import { characterErrorRate, pct, startOcrEvalGateway } from './lib/eval-gateway.js';
 import { fixturePath } from './lib/paths.js';
 import { photoTruth } from './lib/photos.js';
 
@@ -126,7 +126,7 @@ async function main(): Promise<void> {
   const pages = Array.from({ length: Number(values.rounds) }, () => PAGES).flat();
   const langs = 'chi_sim+eng';
   const { stdout: version } = await run('tesseract', ['--version']);
-  const gateway = await startOcrGateway({ OCR_WORKERS: String(workers), OCR_LANGS: langs });
+  const gateway = await startOcrEvalGateway({ OCR_WORKERS: String(workers), OCR_LANGS: langs });
   const { ppocrDir, precision } = loadConfig().ocr;
   const prepared = await readPreparedManifest(ppocrDir);
   const recogniser = recogniserFor(prepared, precision, 'cpu');

@@ -25,7 +25,7 @@ import { z } from 'zod';
 import { LlamaCppEngine, OpenAiEngine } from '../src/engines/llm/index.js';
 import { readyStatus } from '../src/engines/readiness.js';
 import type { LlmJsonRequest } from '../src/engines/types.js';
-import { startGateway, type TestGateway } from './lib/gateway.js';
+import { startReadyGateway, type TestGateway } from './lib/gateway.js';
 import { LLAMA_SERVER_BIN, llamaServerMissing, startLlamaServer } from './lib/llama-server.js';
 import { ensureTestModel, SHAPES, type ShapeName } from './lib/models/make-test-model.js';
 
@@ -131,9 +131,8 @@ async function main() {
 
     console.log('\nHTTP: POST /ai/v1/speech-process, LLM_BACKEND=local vs openai …');
     const common = { LOG_LEVEL: 'warn', LLM_THREADS: String(threads), LLM_PARALLEL: '1', LLM_CONTEXT_SIZE: String(contextSize), LLM_TIMEOUT_MS: String(TIMEOUT_MS), LLM_GPU: 'off' };
-    gateways.push(await startGateway({ ...common, LLM_BACKEND: 'local', LLM_MODEL: model.path }));
-    gateways.push(await startGateway({ ...common, LLM_BACKEND: 'openai', LLM_BASE_URL: server.baseUrl, LLM_MODEL_NAME: server.alias }));
-    for (const gateway of gateways) await readyStatus('llm', () => gateway.app.engineStatus('llm'), TIMEOUT_MS);
+    gateways.push(await startReadyGateway('llm', TIMEOUT_MS, { ...common, LLM_BACKEND: 'local', LLM_MODEL: model.path }));
+    gateways.push(await startReadyGateway('llm', TIMEOUT_MS, { ...common, LLM_BACKEND: 'openai', LLM_BASE_URL: server.baseUrl, LLM_MODEL_NAME: server.alias }));
     const post = (gateway: TestGateway) => {
       let run = 0;
       return async (): Promise<Sample> => {

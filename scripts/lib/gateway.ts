@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
-import type { EngineSet } from '../../src/engines/types.js';
+import type { EngineName, EngineSet, EngineStatus } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { FileReferenceBody } from './file-server.js';
 import { readyStatus } from '../../src/engines/readiness.js';
@@ -20,12 +20,21 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+export interface StartOptions {
+  engines?: EngineSet;
+  /** On a free loopback port, or on the one given (when the links it hands out must name it). */
+  listen?: boolean | number;
+  dataDir?: string;
+  keepDataDir?: boolean;
+}
+
+/** A gateway whose engine has finished starting, with that engine's status. */
+export interface ReadyGateway extends TestGateway {
+  status: EngineStatus;
+}
+
 /** Builds the real app on a fresh data dir, logging at debug into memory. */
-export async function startGateway(
-  env: NodeJS.ProcessEnv = {},
-  /** listen: on a free loopback port, or on the one given (when the links it hands out must name it). */
-  options: { engines?: EngineSet; listen?: boolean | number; dataDir?: string; keepDataDir?: boolean } = {},
-): Promise<TestGateway> {
+export async function startGateway(env: NodeJS.ProcessEnv = {}, options: StartOptions = {}): Promise<TestGateway> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'gateway-test-')));
   // OCR workers take seconds of CPU to start: only tests that read documents turn them on. The
   // data dir is always this one, even when `env` is a shell's (the evals pass process.env).
@@ -56,14 +65,32 @@ export async function startGateway(
   };
 }
 
+/**
+ * startGateway, then waits until its `engine` is ready, at most `readyWithinMs` (the time its
+ * model takes to load with these settings on this machine); closes it when it is not.
+ */
+export async function startReadyGateway(
+  engine: EngineName,
+  readyWithinMs: number,
+  env: NodeJS.ProcessEnv = {},
+  options: StartOptions = {},
+): Promise<ReadyGateway> {
+  const gateway = await startGateway(env, options);
+  try {
+    return { ...gateway, status: await readyStatus(engine, () => gateway.app.engineStatus(engine), readyWithinMs) };
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
+}
+
 export const OCR_ENV = { OCR_ENGINE: 'ppocr', OCR_WORKERS: '1', OCR_THREADS: '1', FETCH_ALLOW_LOOPBACK: 'true' };
+/** One PP-OCR worker loading its models. */
 export const OCR_START_WITHIN_MS = 60_000;
 
 /** The gateway with the real OCR engine (one worker), once its worker has loaded. */
-export async function startOcrGateway(options: Parameters<typeof startGateway>[1] = {}): Promise<TestGateway> {
-  const started = await startGateway(OCR_ENV, options);
-  await readyStatus('ocr', () => started.app.engineStatus('ocr'), OCR_START_WITHIN_MS);
-  return started;
+export function startOcrGateway(options: StartOptions = {}): Promise<ReadyGateway> {
+  return startReadyGateway('ocr', OCR_START_WITHIN_MS, OCR_ENV, options);
 }
 
 /** A real-sized model on a CPU takes minutes to load. */
@@ -73,15 +100,8 @@ const LLM_START_LIMIT_MS = 10 * 60_000;
  * The gateway with the LLM engine on `modelPath` (the other settings from the environment, as an
  * operator would run it), once the model has loaded.
  */
-export async function startLlmGateway(modelPath: string, env: Record<string, string> = {}): Promise<TestGateway> {
-  const gateway = await startGateway({ ...process.env, LOG_LEVEL: 'warn', ...env, LLM_MODEL: resolve(modelPath) });
-  try {
-    await readyStatus('llm', () => gateway.app.engineStatus('llm'), LLM_START_LIMIT_MS);
-  } catch (error) {
-    await gateway.close();
-    throw error;
-  }
-  return gateway;
+export function startLlmGateway(modelPath: string, env: Record<string, string> = {}): Promise<ReadyGateway> {
+  return startReadyGateway('llm', LLM_START_LIMIT_MS, { ...process.env, LOG_LEVEL: 'warn', ...env, LLM_MODEL: resolve(modelPath) });
 }
 
 /** POSTs files to a document operation; the status and the parsed body. */
