@@ -39,6 +39,7 @@ import { ensureTestModel, SHAPES, type ShapeName } from './lib/models/make-test-
 import { TEST_MODELS_DIR } from './lib/paths.js';
 import { startPostgres } from './lib/postgres.js';
 import { readyStatus } from '../src/engines/readiness.js';
+import { percentile } from './lib/stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -73,8 +74,6 @@ const request = (requestId: string): ReportAdviceDraftRequest => ({
   ],
 });
 
-const percentile = (values: number[], p: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))] ?? 0;
 const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
 
 async function startReceiver(): Promise<{ url: string; reports(): number; close(): Promise<void> }> {

@@ -27,6 +27,7 @@ import { whisperArgs, type WhisperSettings } from '../src/engines/asr/whisper-cl
 import { AUDIO_FIXTURES, ffmpegConvert } from './lib/audio.js';
 import { baseUrl, startReadyGateway } from './lib/gateway.js';
 import { ensureWhisperTestModel, WHISPER_SHAPES, type WhisperShapeName } from './lib/models/whisper-model.js';
+import { median } from './lib/stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -44,7 +45,6 @@ const runs = Number(args.runs);
 const threads = Number(args.threads);
 const seconds = Number(args.seconds);
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const timed = async (task: () => Promise<unknown>) => {
   const started = performance.now();

@@ -41,6 +41,7 @@ import { judgeAnswer, judgeMessages, MAX_QUOTE_CHARS } from '../src/operations/s
 import { startLlmGateway } from './lib/gateway.js';
 import { ensureTestModel, SHAPES, type ShapeName, type WeightType } from './lib/models/make-test-model.js';
 import { readyStatus } from '../src/engines/readiness.js';
+import { median } from './lib/stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -111,10 +112,6 @@ async function measurePair(concurrency: number, a: () => Promise<Sample>, b: () 
   return result;
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
-};
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 function summarise(m: Measurement) {

@@ -28,6 +28,7 @@ import { groundTruth, OCR_FIXTURES } from './lib/ocr-fixtures.js';
 import { characterErrorRate, pct, startOcrEvalGateway } from './lib/eval-gateway.js';
 import { fixturePath } from './lib/paths.js';
 import { photoTruth } from './lib/photos.js';
+import { median } from './lib/stats.js';
 
 const run = promisify(execFile);
 /** Rendered reports (CER against their text) and the real phone photos (their identifiers read). */
@@ -40,8 +41,6 @@ interface Side {
   /** Per distinct page: its CER (rendered) or share of identifiers read (photos), and its median latency over the rounds. */
   perPage: Map<string, { cer: number; ms: number }>;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function measure(pages: string[], concurrency: number, read: (path: string) => Promise<string>): Promise<Side> {
   const truth = groundTruth();

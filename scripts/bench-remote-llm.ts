@@ -28,6 +28,7 @@ import type { LlmJsonRequest } from '../src/engines/types.js';
 import { startReadyGateway, type TestGateway } from './lib/gateway.js';
 import { LLAMA_SERVER_BIN, llamaServerMissing, startLlamaServer } from './lib/llama-server.js';
 import { ensureTestModel, SHAPES, type ShapeName } from './lib/models/make-test-model.js';
+import { median } from './lib/stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -84,7 +85,6 @@ async function interleaved(a: () => Promise<Sample>, b: () => Promise<Sample>) {
   return samples;
 }
 
-const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? NaN;
 const sum = (values: number[]) => values.reduce((x, y) => x + y, 0);
 const summary = (samples: Sample[]) => ({
   p50: median(samples.map((s) => s.latencyMs)),
