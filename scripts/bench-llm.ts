@@ -34,8 +34,7 @@ import {
   type LlamaGrammar,
 } from 'node-llama-cpp';
 import { z } from 'zod';
-import { LlamaCppEngine } from '../src/engines/llm/engine.js';
-import { grammarSchemaFor } from '../src/engines/llm/json-schema.js';
+import { grammarSchemaFor, LlamaCppEngine } from '../src/engines/llm/index.js';
 import type { ChatMessage } from '../src/engines/types.js';
 import { judgeAnswer, judgeMessages, MAX_QUOTE_CHARS } from '../src/operations/speech-process/prompts.js';
 import { startLlmGateway } from './lib/gateway.js';
