@@ -31,9 +31,8 @@ import { ADVICE_JOB_STATES, type AdviceJobStatus, type ReportAdviceDraftRequest 
 import { adviceAnswer, adviceMessages, answerTokenBudget, departmentNames } from '../src/operations/report-advice-draft/prompts.js';
 import { languageOf } from '../src/operations/report-advice-draft/draft.js';
 import { createLogger } from '../src/platform/logger.js';
-import { openDatabase } from '../src/platform/store/database.js';
 import { buildReceiverApp } from '../src/receiver/app.js';
-import { RECEIVER_MIGRATIONS } from '../src/receiver/store.js';
+import { openReceiverDatabase } from '../src/receiver/store.js';
 import { postJson, startLlmGateway } from './lib/gateway.js';
 import { ensureTestModel, SHAPES, type ShapeName } from './lib/models/make-test-model.js';
 import { TEST_MODELS_DIR } from './lib/paths.js';
@@ -78,7 +77,7 @@ const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
 
 async function startReceiver(): Promise<{ url: string; reports(): number; close(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-advice-receiver-'));
-  const db = openDatabase(dir, RECEIVER_MIGRATIONS, 'receiver.sqlite');
+  const db = await openReceiverDatabase(dir);
   const app = await buildReceiverApp({ db, secret: SECRET, toleranceSeconds: 300, allowUnsigned: false, logger: createLogger('warn') });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const count = db.prepare('SELECT COUNT(*) FROM consultation_report').pluck();

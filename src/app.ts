@@ -9,7 +9,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Config } from './config/index.js';
 import { ENGINE_NAMES, Engines, createEngines } from './engines/registry.js';
 import type { EngineName, EngineSet, EngineStatus } from './engines/types.js';
-import { aiRoutes, type OperationServices } from './http/ai-routes.js';
+import { aiRoutes, type OperationServices, type ServedOperation } from './http/ai-routes.js';
 import { consoleRoutes } from './http/console/index.js';
 import { ConsoleUploads } from './http/console/uploads.js';
 import { docsRoutes } from './http/docs.js';
@@ -19,8 +19,8 @@ import { fileRoutes } from './http/files.js';
 import { healthRoutes } from './http/health.js';
 import { requestLog } from './http/request-log.js';
 import { unreadBody } from './http/unread-body.js';
-import { AI_PREFIX } from './contract/operations.js';
-import { createAdviceJobs, type AdviceJobs } from './operations/report-advice-draft/jobs.js';
+import { AI_PREFIX, OPERATIONS } from './contract/operations.js';
+import { GATEWAY_OPERATIONS, type Operation } from './operations/index.js';
 import { createSafeFetcher, withLocalFiles, type SafeFetcher } from './platform/fetch/index.js';
 import { Limiter } from './platform/limiter.js';
 import type { Logger } from './platform/logger.js';
@@ -34,14 +34,16 @@ export interface AppOptions {
   /** Tests pass controllable engines; production builds them from the config. */
   engines?: EngineSet;
   fetcher?: SafeFetcher;
+  /** The operations to serve; all of the gateway's by default. */
+  operations?: readonly Operation[];
 }
 
 interface Services {
   stores: Stores;
   engines: Engines;
   metrics: Metrics;
-  adviceJobs: AdviceJobs;
-  operations: OperationServices;
+  operations: readonly ServedOperation[];
+  operationServices: OperationServices;
   uploads: ConsoleUploads;
 }
 
@@ -54,14 +56,15 @@ const UNREAD_BODY_DISCARD_LIMITS = 8;
 /** …and this long. */
 const UNREAD_BODY_DISCARD_MS = 30_000;
 
-/** Opens the stores, starts the engines loading and AI-3's job runner. */
-async function startServices({ config, logger, ...options }: AppOptions): Promise<Services> {
+/** Opens the stores (with the operations' own tables), starts the engines loading, then the operations. */
+async function startServices({ config, logger, operations = GATEWAY_OPERATIONS, ...options }: AppOptions): Promise<Services> {
   const { databaseUrl } = config.server;
   const stores = await openStores({
     dataDir: config.server.dataDir,
     publicBaseUrl: config.server.publicBaseUrl,
     ...(config.security.fileSigningSecret ? { signingSecret: config.security.fileSigningSecret } : {}),
     ...(databaseUrl ? { database: { url: databaseUrl, poolSize: config.server.databasePoolSize } } : {}),
+    migrations: operations.flatMap((operation) => operation.migrations ?? []),
   });
   const metrics = new Metrics(
     {
@@ -76,21 +79,19 @@ async function startServices({ config, logger, ...options }: AppOptions): Promis
   ) as Record<EngineName, Limiter>;
   const engines = new Engines(options.engines ?? createEngines(config, logger), limiters);
   engines.start();
-  const adviceJobs = createAdviceJobs({ config, engines, store: stores.adviceJobs, logger, observe: metrics.adviceObserver() });
-  metrics.observeAdviceJobs(() => stores.adviceJobs.countByState());
-  await adviceJobs.start();
+  const environment = { config, engines, stores, logger, metrics: metrics.registry };
+  const served: ServedOperation[] = [];
+  for (const operation of operations) served.push({ contract: operation.contract, started: await operation.start(environment) });
   const uploads = new ConsoleUploads(stores, config.server.publicBaseUrl);
   const fetcher = options.fetcher ?? createSafeFetcher({ ...config.fetch, maxAudioBytes: config.asr.maxBytes });
-  const operations: OperationServices = {
+  const operationServices: OperationServices = {
     engines,
     stores,
     // The console's uploads are read from the store; every other URL is fetched safely.
     fetcher: withLocalFiles(fetcher, uploads.read),
     documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels },
-    fileUrlTtlSeconds: config.security.fileUrlTtlSeconds,
-    deid: { minConfidence: config.deid.minConfidence, minReadShare: config.deid.auditMinReadPercent / 100, observer: metrics.deidObserver() },
   };
-  return { stores, engines, metrics, adviceJobs, operations, uploads };
+  return { stores, engines, metrics, operations: served, operationServices, uploads };
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -127,10 +128,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(aiRoutes, {
     prefix: AI_PREFIX,
     apiTokens: config.security.apiTokens,
-    services: services.operations,
-    adviceJobs: services.adviceJobs,
+    services: services.operationServices,
+    operations: services.operations,
   });
-  await app.register(consoleRoutes, { apiTokens: config.security.apiTokens, config, ...services });
+  await app.register(consoleRoutes, {
+    apiTokens: config.security.apiTokens,
+    config,
+    ...services,
+    adviceJobs: services.operations.find(({ contract }) => contract.id === OPERATIONS.reportAdviceDraft.id)?.started.jobs,
+  });
 
   const sweepStores = () => {
     services.stores.blobs.sweepExpired().catch((error: unknown) => app.log.warn({ err: error }, 'blob sweep failed'));
@@ -146,7 +152,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const sweeper = setInterval(sweepStores, STORE_SWEEP_INTERVAL_MS).unref();
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
-    await services.adviceJobs.close();
+    for (const { started } of services.operations) await started.close?.();
     await services.engines.close();
     await services.stores.close();
   });

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import type { Operation } from '../../src/operations/index.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import type { EngineName, EngineSet, EngineStatus } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -22,6 +23,7 @@ export interface TestGateway {
 
 export interface StartOptions {
   engines?: EngineSet;
+  operations?: readonly Operation[];
   /** On a free loopback port, or on the one given (when the links it hands out must name it). */
   listen?: boolean | number;
   dataDir?: string;
@@ -50,6 +52,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = {}, options: StartOp
     config,
     logger: createLogger(config.server.logLevel, sink),
     ...(options.engines ? { engines: options.engines } : {}),
+    ...(options.operations ? { operations: options.operations } : {}),
   });
   if (options.listen !== undefined && options.listen !== false) await app.listen({ host: '127.0.0.1', port: options.listen === true ? 0 : options.listen });
   else await app.ready();

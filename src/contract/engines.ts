@@ -23,3 +23,11 @@ export interface EngineStatus {
   /** Where it runs, e.g. "cpu" or "cuda: NVIDIA H200", once known. */
   device?: string;
 }
+
+/** One engine as the startup report and /readyz show it. */
+export interface EngineReport extends EngineStatus {
+  /** CPU threads one task uses here (OCR: each worker is one thread; a remote LLM: none). */
+  threads: number;
+  /** Tasks run at once (the engine's limiter). */
+  concurrency: number;
+}

@@ -16,18 +16,26 @@ export type OperationId = 'speech-process' | 'report-advice-draft' | 'case-file-
 
 export const AI_PREFIX = '/ai/v1';
 
-export interface OperationContract<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
-  id: OperationId;
+/** An operation's wire contract; `Id` is one of the gateway's own by default, any path segment for one served beside them. */
+export interface OperationContract<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType, Id extends string = OperationId> {
+  id: Id;
   /** The id in camelCase: the OpenAPI operationId. */
   operationId: string;
   /** The specification's name for it, e.g. "AI-4". */
   label: string;
-  path: `/ai/v1/${OperationId}`;
+  path: `/ai/v1/${Id}`;
   summary: string;
   successStatus: 200 | 202;
   request: Req;
   response: Res;
+  /** The shape of its errors: fields the schema does not name are left out. */
   errorBody: z.ZodType;
+  /**
+   * An operation that accepts work and finishes it later also answers for its jobs, by request_id:
+   * `GET {path}/{request_id}` (status) and `POST {path}/{request_id}/redeliver`, under these
+   * `operation` labels in logs and metrics.
+   */
+  jobRoutes?: { status: string; redeliver: string };
   example: { request: z.input<Req>; response: z.output<Res> };
 }
 
@@ -58,6 +66,7 @@ export const OPERATIONS = {
     request: reportAdviceDraftRequest,
     response: reportAdviceDraftResponse,
     errorBody: adviceErrorBody,
+    jobRoutes: { status: 'report-advice-status', redeliver: 'report-advice-redeliver' },
     example: EXAMPLES.reportAdviceDraft,
   }),
   caseFileProcess: contract({

@@ -1,13 +1,6 @@
 import type { Config } from '../config/index.js';
+import type { EngineReport } from '../contract/engines.js';
 import type { EngineName, EngineStatus } from './types.js';
-
-/** One engine as the startup report and /readyz show it. */
-export interface EngineReport extends EngineStatus {
-  /** CPU threads one task uses here (OCR: each worker is one thread; a remote LLM: none). */
-  threads: number;
-  /** Tasks run at once (the engine's limiter). */
-  concurrency: number;
-}
 
 function threadsOf(config: Config, name: EngineName): number {
   if (name === 'llm') return config.llm.backend === 'local' ? config.llm.threads : 0;

@@ -1,29 +1,29 @@
 /**
  * The AI operations under /ai/v1, one encapsulated plugin: its own bearer-token hook (when
- * API_TOKENS is set) and error handlers. AI-3's routes sit in a child context of their own,
- * whose errors carry kind and message only.
+ * API_TOKENS is set). Each operation sits in a child context of its own, whose errors take the
+ * shape its contract gives them; one that finishes its work later also answers for its jobs.
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { z } from 'zod';
-import { OPERATIONS, type OperationContract } from '../contract/operations.js';
+import type { OperationContract } from '../contract/operations.js';
 import { GatewayError } from '../errors.js';
-import type { OperationContext, OperationHandler } from '../operations/context.js';
-import { transcribeRecording } from '../operations/asr/transcribe.js';
-import { processCaseFiles } from '../operations/case-file-process/case-file-process.js';
-import { caseOcr } from '../operations/case-ocr/case-ocr.js';
-import type { AdviceJobs } from '../operations/report-advice-draft/jobs.js';
-import { processSpeech } from '../operations/speech-process/process-speech.js';
+import type { DeferredJobs, OperationContext, StartedOperation } from '../operations/index.js';
 import { bearerAuth } from './auth.js';
 import { clientAbortSignal } from './client-signal.js';
-import { adviceErrorBody, standardErrorBody, useErrorShape } from './errors.js';
+import { standardErrorBody, useErrorShape, type ErrorBodyOf } from './errors.js';
 
-/** What the operations share: everything in their context but the caller's signal and log. */
+/** What the operations share on every request: everything in their context but the caller's signal and log. */
 export type OperationServices = Omit<OperationContext, 'signal' | 'log'>;
+
+export interface ServedOperation {
+  contract: OperationContract<z.ZodType, z.ZodType, string>;
+  started: StartedOperation<unknown>;
+}
 
 export interface AiRoutesOptions {
   apiTokens: readonly string[];
   services: OperationServices;
-  adviceJobs: AdviceJobs;
+  operations: readonly ServedOperation[];
 }
 
 const MAX_REPORTED_ISSUES = 5;
@@ -47,18 +47,12 @@ function parseRequest<S extends z.ZodType>(schema: S, body: unknown): z.output<S
   return parsed.data;
 }
 
-function registerOperation<Req extends z.ZodType>(
-  app: FastifyInstance,
-  url: string,
-  contract: OperationContract<Req>,
-  handler: OperationHandler<z.output<Req>, unknown>,
-  services: OperationServices,
-): void {
-  app.post(url, { config: { operation: contract.id } }, async (request, reply) => {
+function registerOperation(route: FastifyInstance, { contract, started }: ServedOperation, services: OperationServices): void {
+  route.post('/', { config: { operation: contract.id } }, async (request, reply) => {
     const body = parseRequest(contract.request, request.body);
     request.bodyRequestId = (body as { request_id?: string }).request_id;
     let log: FastifyBaseLogger | undefined;
-    const result = await handler(body, {
+    const result = await started.handle(body, {
       ...services,
       signal: clientAbortSignal(reply),
       get log() {
@@ -75,27 +69,33 @@ function registerOperation<Req extends z.ZodType>(
   });
 }
 
-export const aiRoutes: FastifyPluginAsync<AiRoutesOptions> = async (ai, { apiTokens, services, adviceJobs }) => {
+function registerJobRoutes(route: FastifyInstance, labels: NonNullable<ServedOperation['contract']['jobRoutes']>, jobs: DeferredJobs): void {
+  route.get<{ Params: { request_id: string } }>('/:request_id', { config: { operation: labels.status } }, (request) =>
+    jobs.status(request.params.request_id),
+  );
+  route.post<{ Params: { request_id: string } }>('/:request_id/redeliver', { config: { operation: labels.redeliver } }, (request) =>
+    jobs.redeliver(request.params.request_id),
+  );
+}
+
+/** An error as the contract shows it: `{error:{kind,message,retryable}}`, less what its schema leaves out. */
+const errorBodyOf =
+  (contract: ServedOperation['contract']): ErrorBodyOf =>
+  ({ kind, message, retryable }) =>
+    contract.errorBody.parse({ error: { kind, message, retryable } });
+
+export const aiRoutes: FastifyPluginAsync<AiRoutesOptions> = async (ai, { apiTokens, services, operations }) => {
   if (apiTokens.length > 0) ai.addHook('onRequest', bearerAuth(apiTokens));
   useErrorShape(ai, standardErrorBody);
-  const { speechProcess, caseFileProcess, caseOcr: ocr, asr, reportAdviceDraft } = OPERATIONS;
-  registerOperation(ai, `/${speechProcess.id}`, speechProcess, processSpeech, services);
-  registerOperation(ai, `/${caseFileProcess.id}`, caseFileProcess, processCaseFiles, services);
-  registerOperation(ai, `/${ocr.id}`, ocr, caseOcr, services);
-  registerOperation(ai, `/${asr.id}`, asr, transcribeRecording, services);
-  const adviceRoutes: FastifyPluginAsync = async (advice) => {
-    useErrorShape(advice, adviceErrorBody);
-    registerOperation(advice, '/', reportAdviceDraft, (request) => adviceJobs.accept(request), services);
-    advice.get<{ Params: { request_id: string } }>('/:request_id', { config: { operation: 'report-advice-status' } }, (request) =>
-      adviceJobs.status(request.params.request_id),
-    );
-    advice.post<{ Params: { request_id: string } }>(
-      '/:request_id/redeliver',
-      { config: { operation: 'report-advice-redeliver' } },
-      (request) => adviceJobs.redeliver(request.params.request_id),
-    );
-  };
-  await ai.register(adviceRoutes, { prefix: `/${reportAdviceDraft.id}` });
+  for (const operation of operations) {
+    const { contract, started } = operation;
+    const routes: FastifyPluginAsync = async (route) => {
+      useErrorShape(route, errorBodyOf(contract));
+      registerOperation(route, operation, services);
+      if (contract.jobRoutes && started.jobs) registerJobRoutes(route, contract.jobRoutes, started.jobs);
+    };
+    await ai.register(routes, { prefix: `/${contract.id}` });
+  }
 };
 
 declare module 'fastify' {

@@ -30,13 +30,10 @@ export function toGatewayError(error: unknown): GatewayError {
   return new GatewayError('internal', 'an internal error occurred; it has been logged', { cause: error });
 }
 
-/** What an error looks like on the wire: `{error:{kind,message,retryable}}` on every route but AI-3's. */
+/** What an error looks like on the wire: `{error:{kind,message,retryable}}`, or the shape an operation's contract gives it. */
 export type ErrorBodyOf = (error: GatewayError) => unknown;
 
 export const standardErrorBody: ErrorBodyOf = ({ kind, message, retryable }) => ({ error: { kind, message, retryable } });
-
-/** AI-3 and its job status endpoint answer errors with kind and message only. */
-export const adviceErrorBody: ErrorBodyOf = ({ kind, message }) => ({ error: { kind, message } });
 
 export function sendError(
   request: FastifyRequest,

@@ -23,13 +23,13 @@ const FILES_IN_FLIGHT = 2;
  * `work` for every file, FILES_IN_FLIGHT at a time, results in request order. The first failure
  * fails the request and stops the other files' pages; it names its upload_file_id.
  */
-export async function forEachFile<T>(
+export async function forEachFile<T, C extends OperationContext>(
   files: readonly FileReference[],
-  context: OperationContext,
-  work: (file: FileReference, context: OperationContext) => Promise<T>,
+  context: C,
+  work: (file: FileReference, context: C) => Promise<T>,
 ): Promise<T[]> {
   const failed = new AbortController();
-  const scoped = { ...context, signal: AbortSignal.any([context.signal, failed.signal]) };
+  const scoped: C = { ...context, signal: AbortSignal.any([context.signal, failed.signal]) };
   return runAtMost(
     FILES_IN_FLIGHT,
     files.map((file) => () => namingFile(file, scoped, () => work(file, scoped))),

@@ -4,21 +4,16 @@ import type { LimiterObserver } from './limiter.js';
 import { childProcessMemory, type ChildMemory } from './process/index.js';
 import { RecentTraffic } from './recent-traffic.js';
 
-/** What AI-4 reports: time per stage, each page's audit outcome, boxes painted per kind of datum, how much each audit reading read. */
-export interface DeidObserver {
-  stage(stage: string, seconds: number): void;
-  audit(outcome: string): void;
-  redactions(kind: string, count: number): void;
-  readShare(reader: string, share: number): void;
-}
-
 export interface EngineGauges {
   status(name: EngineName): EngineStatus;
   running(name: EngineName): number;
   queued(name: EngineName): number;
 }
 
-/** All Prometheus series of one gateway instance, in a registry of its own (tests build many). */
+/**
+ * The gateway's own Prometheus series (HTTP, engines, processes) in a registry of its own (tests
+ * build many); each operation adds its series to `registry`.
+ */
 export class Metrics {
   readonly registry = new Registry();
 
@@ -112,89 +107,6 @@ export class Metrics {
       (child) => child.residentBytes,
     );
     perCommand('gateway_child_processes', "The gateway's child processes running now, by command", () => 1);
-  }
-
-  private readonly adviceDrafts = new Histogram({
-    name: 'gateway_advice_draft_duration_seconds',
-    help: 'Time to draft one AI-3 job, by outcome (succeeded, failed)',
-    labelNames: ['outcome'] as const,
-    buckets: [1, 5, 10, 30, 60, 120, 300, 600],
-    registers: [this.registry],
-  });
-
-  private readonly adviceCallbackAttempts = new Counter({
-    name: 'gateway_advice_callback_attempts_total',
-    help: 'AI-3 callback POSTs by result: delivered (2xx) or failed (network error, timeout, other status)',
-    labelNames: ['result'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly adviceFinished = new Histogram({
-    name: 'gateway_advice_time_to_callback_seconds',
-    help: 'From acceptance to the end of delivery, by final state (delivered, dead)',
-    labelNames: ['state'] as const,
-    buckets: [1, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400],
-    registers: [this.registry],
-  });
-
-  /** Jobs per state, read from the store at each scrape: `dead` stays visible until the job is purged. */
-  observeAdviceJobs(countByState: () => Promise<Record<string, number>>): void {
-    new Gauge({
-      name: 'gateway_advice_jobs',
-      help: 'AI-3 jobs in the store by state',
-      labelNames: ['state'] as const,
-      registers: [this.registry],
-      async collect() {
-        for (const [state, count] of Object.entries(await countByState())) this.set({ state }, count);
-      },
-    });
-  }
-
-  adviceObserver() {
-    return {
-      drafted: (outcome: string, seconds: number) => this.adviceDrafts.observe({ outcome }, seconds),
-      delivery: (delivered: boolean) => this.adviceCallbackAttempts.inc({ result: delivered ? 'delivered' : 'failed' }),
-      finished: (state: string, seconds: number) => this.adviceFinished.observe({ state }, seconds),
-    };
-  }
-
-  private readonly deidStages = new Histogram({
-    name: 'gateway_deid_stage_seconds',
-    help: 'AI-4 time per page and stage: ocr, detect, redact (paint and encode a page), audit (re-OCR), encode (the whole file)',
-    labelNames: ['stage'] as const,
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [this.registry],
-  });
-
-  private readonly deidAudits = new Counter({
-    name: 'gateway_deid_audit_total',
-    help: 'AI-4 pages by audit outcome: clean, clean_after_retry (boxed again), failed (data survived, file withheld), unreadable (OCR confidence too low, or the audit could not read the page; file withheld)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly deidRedactions = new Counter({
-    name: 'gateway_deid_redactions_total',
-    help: 'AI-4 boxes painted, by kind of personal datum',
-    labelNames: ['kind'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly deidReadShares = new Histogram({
-    name: 'gateway_deid_audit_read_share',
-    help: "AI-4 audit readings by the share of the first reading's text (outside the paint) they read again, by reader (first, independent); under DEID_AUDIT_MIN_READ the page is withheld",
-    labelNames: ['reader'] as const,
-    buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1],
-    registers: [this.registry],
-  });
-
-  deidObserver(): DeidObserver {
-    return {
-      stage: (stage, seconds) => this.deidStages.observe({ stage }, seconds),
-      audit: (outcome) => this.deidAudits.inc({ outcome }),
-      redactions: (kind, count) => this.deidRedactions.inc({ kind }, count),
-      readShare: (reader, share) => this.deidReadShares.observe({ reader }, share),
-    };
   }
 
   /** Per engine: tasks that waited in its queue since start, and their mean wait. */

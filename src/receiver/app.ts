@@ -14,7 +14,7 @@ import Fastify, {
 } from 'fastify';
 import type { z } from 'zod';
 import { CALLBACK_PATH, REFERENCE_REPORT_PATH, adviceCallback, type AdviceCallback } from '../contract/advice.js';
-import { verifyCallback, type CallbackSignatureHeaders, type CallbackVerification } from '../platform/callbacks/signature.js';
+import { verifyCallback, type CallbackSignatureHeaders, type CallbackVerification } from '../operations/report-advice-draft/callbacks/signature.js';
 import { describeError, type Logger } from '../platform/logger.js';
 import { createReceiverStore } from './store.js';
 

@@ -1,15 +1,13 @@
 import { readConfigOrExit } from '../config/index.js';
-import { openDatabase } from '../platform/store/database.js';
 import { createLogger, describeError } from '../platform/logger.js';
 import { buildReceiverApp } from './app.js';
 import { loadReceiverConfig } from './settings.js';
-import { RECEIVER_MIGRATIONS } from './store.js';
+import { openReceiverDatabase } from './store.js';
 
 async function main(): Promise<void> {
   const settings = readConfigOrExit(() => loadReceiverConfig(process.env));
   const logger = createLogger('info');
-  // A file of its own: the receiver's migrations must never meet the gateway's, even in one folder.
-  const db = openDatabase(settings.dataDir, RECEIVER_MIGRATIONS, 'receiver.sqlite');
+  const db = await openReceiverDatabase(settings.dataDir);
   const app = await buildReceiverApp({
     db,
     secret: settings.secret,

@@ -1,30 +1,47 @@
 import type Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import type { AdviceCallback } from '../contract/advice.js';
-import type { Migration } from '../platform/store/database.js';
+import { migrate, openSqliteFile, sqliteStoreDatabase, type Migration } from '../platform/store/index.js';
 
-export const RECEIVER_MIGRATIONS: readonly Migration[] = [
+const RECEIVER_MIGRATIONS: readonly Migration[] = [
   {
+    concept: 'receiver',
     version: 1,
     name: 'consultation_report',
-    up: `CREATE TABLE consultation_report (
+    appliedBy: { sqlite: 1 },
+    up: (db) => sql`CREATE TABLE consultation_report (
       request_id TEXT PRIMARY KEY,
       treatment_advice TEXT,
       ai_advice_ref TEXT,
       ai_status TEXT,
       ai_error_kind TEXT,
       updated_at TEXT
-    );`,
+    )`.execute(db).then(() => undefined),
   },
   {
+    concept: 'receiver',
     version: 2,
     name: 'received_callbacks',
-    up: `CREATE TABLE received_callbacks (
+    appliedBy: { sqlite: 2 },
+    up: (db) => sql`CREATE TABLE received_callbacks (
       webhook_id TEXT PRIMARY KEY,
       request_id TEXT,
       received_at TEXT
-    );`,
+    )`.execute(db).then(() => undefined),
   },
 ];
+
+/** The receiver's own file: its tables must never meet the gateway's, even in one folder. */
+export async function openReceiverDatabase(dataDir: string): Promise<Database.Database> {
+  const connection = openSqliteFile(dataDir, 'receiver.sqlite');
+  try {
+    await migrate(sqliteStoreDatabase(connection), RECEIVER_MIGRATIONS);
+    return connection;
+  } catch (error) {
+    connection.close();
+    throw error;
+  }
+}
 
 export interface ReportRow {
   request_id: string;

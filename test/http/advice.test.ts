@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { adviceJobStatus } from '../../src/contract/advice.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import { GatewayError } from '../../src/errors.js';
-import { verifyCallback } from '../../src/platform/callbacks/signature.js';
+import { verifyCallback } from '../../src/operations/report-advice-draft/callbacks/signature.js';
 import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
 import { startPlatform as startSupportPlatform, type Platform } from '../support/platform.js';
 import { ScriptedLlmEngine, type ScriptedAnswer } from '../support/test-engines.js';

@@ -7,12 +7,11 @@ import { Writable } from 'node:stream';
 import type Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { postCallback } from '../../src/platform/callbacks/delivery.js';
-import { signCallback } from '../../src/platform/callbacks/signature.js';
+import { postCallback } from '../../src/operations/report-advice-draft/callbacks/delivery.js';
+import { signCallback } from '../../src/operations/report-advice-draft/callbacks/signature.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { openDatabase } from '../../src/platform/store/database.js';
 import { buildReceiverApp, type ReceiverOptions } from '../../src/receiver/app.js';
-import { RECEIVER_MIGRATIONS } from '../../src/receiver/store.js';
+import { openReceiverDatabase } from '../../src/receiver/store.js';
 import { freePort, spawnFromSource } from '../../scripts/lib/processes.js';
 
 const SECRET = 'receiver-test-secret-0123456789';
@@ -75,7 +74,7 @@ afterEach(async () => {
 });
 
 async function startReceiver(options: Partial<Omit<ReceiverOptions, 'db' | 'logger'>> = {}): Promise<Receiver> {
-  const db = openDatabase(dataDir, RECEIVER_MIGRATIONS);
+  const db = await openReceiverDatabase(dataDir);
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {

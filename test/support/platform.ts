@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { REFERENCE_REPORT_PATH } from '../../src/contract/advice.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { openDatabase } from '../../src/platform/store/database.js';
 import { buildReceiverApp } from '../../src/receiver/app.js';
-import { RECEIVER_MIGRATIONS } from '../../src/receiver/store.js';
+import { openReceiverDatabase } from '../../src/receiver/store.js';
 import { startFileServer } from '../../scripts/lib/file-server.js';
 
 export interface ReceivedCallback {
@@ -34,7 +33,7 @@ export interface Platform {
  */
 export async function startPlatform(options: { secret: string | undefined; failFirst?: number }): Promise<Platform> {
   const dir = await mkdtemp(join(tmpdir(), 'advice-platform-'));
-  const db = openDatabase(dir, RECEIVER_MIGRATIONS, 'receiver.sqlite');
+  const db = await openReceiverDatabase(dir);
   const receiver = await buildReceiverApp({
     db,
     secret: options.secret,

@@ -6,13 +6,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { openStores, type Stores } from '../../src/platform/store/index.js';
-import { openDatabase } from '../../src/platform/store/database.js';
-import { postgresMissing, startPostgres, withClient, type TestPostgres } from '../../scripts/lib/postgres.js';
+import { sql } from 'kysely';
+import { ADVICE_JOB_MIGRATIONS, SqlAdviceJobStore, type AdviceJobStore } from '../../src/operations/report-advice-draft/job-store.js';
+import { openStores, type StoreOptions, type Stores } from '../../src/platform/store/index.js';
+import { postgresMissing, startPostgres, type TestPostgres } from '../../scripts/lib/postgres.js';
 import { describeWithTools } from './tools.js';
 
 export interface OpenedStores {
   stores: Stores;
+  /** AI-3's job store, on the same database. */
+  adviceJobs: AdviceJobStore;
   /** Runs raw SQL (no parameters) on the backend's database, for assertions on what is stored. */
   rows<T>(sql: string): Promise<T[]>;
   close(): Promise<void>;
@@ -29,25 +32,31 @@ export interface StoreBackend {
 
 const PUBLIC_BASE_URL = 'http://gateway.test';
 
+/** The gateway's stores and AI-3's job store, as the app opens them, in `dataDir` or on `database`. */
+export async function openGatewayStores(dataDir: string, database?: StoreOptions['database']): Promise<Stores & { adviceJobs: AdviceJobStore }> {
+  const stores = await openStores({ dataDir, publicBaseUrl: PUBLIC_BASE_URL, migrations: ADVICE_JOB_MIGRATIONS, ...(database ? { database } : {}) });
+  return { ...stores, adviceJobs: new SqlAdviceJobStore(stores.database) };
+}
+
+async function opened(dataDir: string, database?: StoreOptions['database']): Promise<OpenedStores> {
+  const stores = await openGatewayStores(dataDir, database);
+  return {
+    stores,
+    adviceJobs: stores.adviceJobs,
+    rows: async <T>(query: string) => (await sql.raw<T>(query).execute(stores.database.db)).rows,
+    async close() {
+      await stores.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 function sqliteBackend(): StoreBackend {
   return {
     name: 'SQLite',
     missing: null,
     setUp: async () => undefined,
-    async open() {
-      const dataDir = await mkdtemp(join(tmpdir(), 'gateway-store-'));
-      const stores = await openStores({ dataDir, publicBaseUrl: PUBLIC_BASE_URL });
-      const db = openDatabase(dataDir);
-      return {
-        stores,
-        rows: async <T>(sql: string) => db.prepare(sql).all() as T[],
-        async close() {
-          db.close();
-          await stores.close();
-          await rm(dataDir, { recursive: true, force: true });
-        },
-      };
-    },
+    open: async () => opened(await mkdtemp(join(tmpdir(), 'gateway-store-'))),
     tearDown: async () => undefined,
   };
 }
@@ -60,19 +69,7 @@ function postgresBackend(): StoreBackend {
     async setUp() {
       server = await startPostgres();
     },
-    async open() {
-      const url = await server!.createDatabase();
-      const dataDir = await mkdtemp(join(tmpdir(), 'gateway-store-'));
-      const stores = await openStores({ dataDir, publicBaseUrl: PUBLIC_BASE_URL, database: { url, poolSize: 4 } });
-      return {
-        stores,
-        rows: <T>(sql: string) => withClient(url, async (client) => (await client.query(sql)).rows as T[]),
-        async close() {
-          await stores.close();
-          await rm(dataDir, { recursive: true, force: true });
-        },
-      };
-    },
+    open: async () => opened(await mkdtemp(join(tmpdir(), 'gateway-store-')), { url: await server!.createDatabase(), poolSize: 4 }),
     async tearDown() {
       await server?.stop();
     },

@@ -7,10 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REFERENCE_REPORT_PATH } from '../../contract/advice.js';
 import { createLogger } from '../../platform/logger.js';
-import { openDatabase } from '../../platform/store/database.js';
 import { buildReceiverApp } from '../../receiver/app.js';
 import { loadReceiverConfig } from '../../receiver/settings.js';
-import { RECEIVER_MIGRATIONS } from '../../receiver/store.js';
+import { openReceiverDatabase } from '../../receiver/store.js';
 import { runChecks, type CallbackTarget, type Samples } from './checks.js';
 import { GatewayClient } from './gateway-client.js';
 import { EXIT, verdict } from './report.js';
@@ -42,7 +41,7 @@ async function listenForCallbacks(env: NodeJS.ProcessEnv, dataDir: string): Prom
     return none(`CALLBACK_BASE_URL ${url.origin} is the platform, not a loopback http://127.0.0.1:<port> the self-test can listen on (operator's guide §2.7)`);
   }
   const settings = loadReceiverConfig({ ...env, RECEIVER_ALLOW_UNSIGNED: env.CALLBACK_SECRET ? 'false' : 'true' });
-  const db = openDatabase(dataDir, RECEIVER_MIGRATIONS, 'receiver.sqlite');
+  const db = await openReceiverDatabase(dataDir);
   const app = await buildReceiverApp({ ...settings, db, logger: createLogger('silent') });
   await app.listen({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) });
   const target: CallbackTarget = {

@@ -4,19 +4,21 @@
  * holds nothing and loads without a token; it keeps the token in the tab's sessionStorage.
  * Nothing the console shows is logged: the request log records route, status and duration only.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
+import { extname } from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Config } from '../../config/index.js';
 import { ENGINE_NAMES, type Engines } from '../../engines/registry.js';
 import { engineReport } from '../../engines/report.js';
-import type { AdviceJobs } from '../../operations/report-advice-draft/jobs.js';
+import type { DeferredJobs } from '../../operations/index.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { Stores } from '../../platform/store/index.js';
-import { REFERENCE_REPORT_PATH } from '../../contract/advice.js';
+import { ADVICE_JOB_STATES, REFERENCE_REPORT_PATH } from '../../contract/advice.js';
 import { GatewayError } from '../../errors.js';
 import { VERSION } from '../../version.js';
 import { bearerAuth } from '../auth.js';
 import { standardErrorBody, useErrorShape } from '../errors.js';
+import type { ConsoleStatus, ConsoleUpload, ReceivedReport } from './answers.js';
 import { pagePreviewRoutes } from './pages.js';
 import type { ConsoleUploads } from './uploads.js';
 
@@ -26,18 +28,19 @@ export interface ConsoleRoutesOptions {
   engines: Engines;
   metrics: Metrics;
   stores: Stores;
-  adviceJobs: AdviceJobs;
+  /** AI-3's jobs, shown on the status panel; absent where AI-3 is not served. */
+  adviceJobs: DeferredJobs | undefined;
   uploads: ConsoleUploads;
 }
 
 /** Copied next to the compiled plugin by `npm run build`. */
 const ASSETS_DIR = new URL('./assets/', import.meta.url);
-const ASSETS = {
-  'index.html': 'text/html; charset=utf-8',
-  'console.js': 'text/javascript; charset=utf-8',
-  'console.css': 'text/css; charset=utf-8',
-} as const;
-type AssetName = keyof typeof ASSETS;
+/** What the page is made of; any other file in assets/ is not served. */
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
 
 /** Same-origin only: the page runs no inline script and loads nothing from elsewhere. */
 const CONTENT_SECURITY_POLICY = [
@@ -51,22 +54,28 @@ const CONTENT_SECURITY_POLICY = [
 ].join('; ');
 
 const RECENT_JOBS = 20;
+/** What the status panel shows where AI-3 is not served. */
+const NO_JOBS: ConsoleStatus['advice'] = {
+  counts: Object.fromEntries(ADVICE_JOB_STATES.map((state) => [state, 0])) as ConsoleStatus['advice']['counts'],
+  recent: [],
+};
 
 export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (app, options) => {
-  const assets = new Map<string, Buffer>();
-  for (const name of Object.keys(ASSETS)) assets.set(name, await readFile(new URL(name, ASSETS_DIR)));
-  const sendAsset = (name: AssetName) => (_request: unknown, reply: FastifyReply) =>
-    reply
-      .type(ASSETS[name])
-      .header('cache-control', 'no-cache')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', CONTENT_SECURITY_POLICY)
-      .header('referrer-policy', 'no-referrer')
-      .send(assets.get(name));
-
-  app.get('/console', sendAsset('index.html'));
-  app.get('/console/console.js', sendAsset('console.js'));
-  app.get('/console/console.css', sendAsset('console.css'));
+  // The page at /console, each of its modules and its styles under /console/ by file name.
+  for (const name of await readdir(ASSETS_DIR)) {
+    const type = CONTENT_TYPES[extname(name)];
+    if (type === undefined) continue;
+    const bytes = await readFile(new URL(name, ASSETS_DIR));
+    app.get(name === 'index.html' ? '/console' : `/console/${name}`, (_request, reply: FastifyReply) =>
+      reply
+        .type(type)
+        .header('cache-control', 'no-cache')
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', CONTENT_SECURITY_POLICY)
+        .header('referrer-policy', 'no-referrer')
+        .send(bytes),
+    );
+  }
   await app.register(consoleApi, { ...options, prefix: '/console/api' });
 };
 
@@ -78,7 +87,7 @@ const consoleApi: FastifyPluginAsync<ConsoleRoutesOptions> = async (api, options
     reply.header('cache-control', 'private, no-store');
   });
 
-  api.get('/status', async () => {
+  api.get('/status', async (): Promise<ConsoleStatus> => {
     const waits = await metrics.queueWaits();
     return {
       version: VERSION,
@@ -93,21 +102,21 @@ const consoleApi: FastifyPluginAsync<ConsoleRoutesOptions> = async (api, options
             mean_queue_wait_seconds: waits[name]?.meanSeconds ?? 0,
           },
         ]),
-      ),
+      ) as ConsoleStatus['engines'],
       traffic: metrics.recentTraffic.summary(),
-      advice: { counts: await stores.adviceJobs.countByState(), recent: await adviceJobs.recent(RECENT_JOBS) },
+      advice: adviceJobs ? { counts: await adviceJobs.countByState(), recent: await adviceJobs.recent(RECENT_JOBS) } : NO_JOBS,
     };
   });
 
   // What the platform stored for a job, when the callback target is the reference receiver
   // (npm run receiver): the draft as the platform received it. Another platform answers 404.
-  api.get<{ Params: { request_id: string } }>('/advice/:request_id/received', async (request) => {
+  api.get<{ Params: { request_id: string } }>('/advice/:request_id/received', async (request): Promise<ReceivedReport> => {
     const { baseUrl, timeoutMs } = config.callback;
     if (baseUrl === undefined) throw new GatewayError('not_found', 'CALLBACK_BASE_URL is not set');
     const url = `${baseUrl}${REFERENCE_REPORT_PATH.replace(':request_id', encodeURIComponent(request.params.request_id))}`;
     const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) }).catch(() => undefined);
     if (!response?.ok) throw new GatewayError('not_found', 'the callback target shows no report for this job (it is not the reference receiver)');
-    const report = (await response.json()) as { ai_status?: unknown; ai_advice_ref?: unknown };
+    const report = (await response.json()) as Partial<ReceivedReport>;
     return { ai_status: report.ai_status ?? null, ai_advice_ref: report.ai_advice_ref ?? null };
   });
 
@@ -117,7 +126,8 @@ const consoleApi: FastifyPluginAsync<ConsoleRoutesOptions> = async (api, options
   );
   api.post<{ Body: Buffer }>('/uploads', { bodyLimit: uploadLimit }, async (request, reply) => {
     const upload = await uploads.put(request.body);
-    return reply.code(201).send({ file_url: upload.fileUrl, path: upload.path, token: upload.token });
+    const answer: ConsoleUpload = { file_url: upload.fileUrl, path: upload.path, token: upload.token };
+    return reply.code(201).send(answer);
   });
   api.delete<{ Params: { token: string } }>('/uploads/:token', async (request, reply) => {
     await uploads.delete(request.params.token);

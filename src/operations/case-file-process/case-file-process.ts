@@ -10,12 +10,15 @@ import type { OpenedDocument } from '../../engines/documents/index.js';
 import type { OcrPage } from '../../engines/types.js';
 import { isGatewayError } from '../../errors.js';
 import type { SniffedMedia } from '../../platform/fetch/index.js';
+import { OPERATIONS } from '../../contract/operations.js';
 import type { OperationContext } from '../context.js';
+import type { Operation } from '../operation.js';
 import { dataByEachReader, forEachFile, forEachPage, recognize, withDocument } from '../documents.js';
 import { refineWithLlm } from '../llm-calls.js';
 import { CLASSIFY_MAX_TOKENS, classifyAnswer, classifyMessages, mergeClassification } from './classify-llm.js';
 import { classifyByRules } from './classify.js';
 import { assemble, outputFormatFor, outputSize, type EncodedPage, type OutputFormat } from './output.js';
+import { deidMetrics, type DeidObserver } from './metrics.js';
 import { redactPage, UnreadablePage, type RedactedPage, type Timed } from './redact-page.js';
 
 interface ProducedFile {
@@ -29,7 +32,33 @@ interface ProducedFile {
 
 type Result = CaseFileProcessResponse['results'][number];
 
-export async function processCaseFiles(request: CaseFileProcessRequest, context: OperationContext): Promise<CaseFileProcessResponse> {
+/** AI-4's own settings and metrics, beside the request's context. */
+interface DeidSettings {
+  /** The page confidence below which a page is withheld. */
+  minConfidence: number;
+  /** The least share of the first reading's text an audit reading must read again. */
+  minReadShare: number;
+  /** How long produced files stay downloadable, in seconds. */
+  fileUrlTtlSeconds: number;
+  observer: DeidObserver;
+}
+
+type DeidContext = OperationContext & { deid: DeidSettings };
+
+export const caseFileProcessOperation: Operation<typeof OPERATIONS.caseFileProcess.request> = {
+  contract: OPERATIONS.caseFileProcess,
+  start: ({ config, metrics }) => {
+    const deid: DeidSettings = {
+      minConfidence: config.deid.minConfidence,
+      minReadShare: config.deid.auditMinReadPercent / 100,
+      fileUrlTtlSeconds: config.security.fileUrlTtlSeconds,
+      observer: deidMetrics(metrics),
+    };
+    return { handle: (request, context) => processCaseFiles(request, { ...context, deid }) };
+  },
+};
+
+async function processCaseFiles(request: CaseFileProcessRequest, context: DeidContext): Promise<CaseFileProcessResponse> {
   context.engines.requireReady('ocr');
   const produced = await forEachFile(request.files, context, async (file, scoped) => {
     const output = await withDocument(file, scoped, (document, media) => deidentify(file, document, media, scoped));
@@ -38,7 +67,7 @@ export async function processCaseFiles(request: CaseFileProcessRequest, context:
   return { results: await store(request.files, produced, context) };
 }
 
-async function deidentify(file: FileReference, document: OpenedDocument, media: SniffedMedia, context: OperationContext): Promise<ProducedFile> {
+async function deidentify(file: FileReference, document: OpenedDocument, media: SniffedMedia, context: DeidContext): Promise<ProducedFile> {
   const format = outputFormatFor(media.mediaType);
   const timed = timer(context);
   const pages = await forEachPage(file, document, context, (index) => deidentifyPage(document, index, format, context, timed));
@@ -60,7 +89,7 @@ async function deidentifyPage(
   document: OpenedDocument,
   index: number,
   format: OutputFormat,
-  context: OperationContext,
+  context: DeidContext,
   timed: Timed,
 ): Promise<RedactedPage & { size: EncodedPage['size']; text: string }> {
   const page = await document.page(index, { raster: true });
@@ -124,11 +153,11 @@ const needsCloserLook = (reading: OcrPage) => !isQuarterTurn(reading.rotation) |
  * resolution, its lie found anew): what either reading finds is painted, each reading's boxes
  * carried to the page through its own turn.
  */
-function closerLook(image: Buffer, context: OperationContext): Promise<OcrPage> {
+function closerLook(image: Buffer, context: DeidContext): Promise<OcrPage> {
   return recognize(image, context, { eraseRulingLines: true, closerLook: true });
 }
 
-function timer(context: OperationContext): Timed {
+function timer(context: DeidContext): Timed {
   return async (stage, work) => {
     const started = performance.now();
     try {
@@ -139,7 +168,7 @@ function timer(context: OperationContext): Timed {
   };
 }
 
-function categorize(text: string, context: OperationContext): Promise<DocumentCategory> {
+function categorize(text: string, context: DeidContext): Promise<DocumentCategory> {
   const rules = classifyByRules(text);
   if (!text.trim()) return Promise.resolve(rules.category);
   return refineWithLlm(
@@ -155,17 +184,17 @@ function categorize(text: string, context: OperationContext): Promise<DocumentCa
 async function store(
   files: readonly FileReference[],
   produced: ReadonlyArray<{ output: ProducedFile; category: DocumentCategory }>,
-  context: OperationContext,
+  context: DeidContext,
 ): Promise<Result[]> {
   const stored: string[] = [];
   try {
     const results: Result[] = [];
     for (const [index, { output, category }] of produced.entries()) {
-      const blob = await context.stores.blobs.put(output.bytes, { contentType: output.contentType, ttlSeconds: context.fileUrlTtlSeconds });
+      const blob = await context.stores.blobs.put(output.bytes, { contentType: output.contentType, ttlSeconds: context.deid.fileUrlTtlSeconds });
       stored.push(blob.key);
       results.push({
         upload_file_id: files[index]!.upload_file_id,
-        desensitized_url: context.stores.fileUrls.urlFor(blob.key, context.fileUrlTtlSeconds),
+        desensitized_url: context.stores.fileUrls.urlFor(blob.key, context.deid.fileUrlTtlSeconds),
         category,
         pages: output.pages,
         redactions: output.redactions,

@@ -7,7 +7,9 @@ import type { CaseOcrRequest, CaseOcrResponse } from '../../contract/case-files.
 import type { FileReference } from '../../contract/common.js';
 import type { OpenedDocument } from '../../engines/documents/index.js';
 import type { OcrPage } from '../../engines/types.js';
+import { OPERATIONS } from '../../contract/operations.js';
 import type { OperationContext } from '../context.js';
+import { statelessOperation } from '../operation.js';
 import { forEachFile, forEachPage, recognize, withDocument } from '../documents.js';
 import { refineWithLlm } from '../llm-calls.js';
 import { extractPatientInfo, type PatientInfo } from './patient-info.js';
@@ -15,7 +17,7 @@ import { REFINE_MAX_TOKENS, mergeRefined, refineMessages, refinedAnswer } from '
 
 type RecognizedPage = NonNullable<CaseOcrResponse['ocr_results'][number]['pages']>[number];
 
-export async function caseOcr(request: CaseOcrRequest, context: OperationContext): Promise<CaseOcrResponse> {
+async function caseOcr(request: CaseOcrRequest, context: OperationContext): Promise<CaseOcrResponse> {
   context.engines.requireReady('ocr');
   const files = await forEachFile(request.files, context, readFile);
   const ocr_results = request.files.map((file, index) => {
@@ -29,6 +31,8 @@ export async function caseOcr(request: CaseOcrRequest, context: OperationContext
   const allText = ocr_results.map((result) => result.ocr_result).join('\n');
   return { request_id: request.request_id, patient_info: await patientInfo(allText, context), ocr_results };
 }
+
+export const caseOcrOperation = statelessOperation(OPERATIONS.caseOcr, caseOcr);
 
 function readFile(file: FileReference, context: OperationContext): Promise<OcrPage[]> {
   return withDocument(file, context, (document) => forEachPage(file, document, context, (index) => readPage(document, index, context)));

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import {
   CALLBACK_PATH,
+  type AdviceJobState,
   type AdviceJobStatus,
   type ReportAdviceDraftRequest,
   type ReportAdviceDraftResponse,
@@ -8,9 +9,9 @@ import {
 import type { Config } from '../../config/index.js';
 import type { Engines } from '../../engines/registry.js';
 import { GatewayError } from '../../errors.js';
-import { postCallback } from '../../platform/callbacks/delivery.js';
+import { postCallback } from './callbacks/delivery.js';
 import type { Logger } from '../../platform/logger.js';
-import type { AdviceJobStore, AdviceJobView } from '../../platform/store/advice-jobs.js';
+import type { AdviceJobStore, AdviceJobView } from './job-store.js';
 import { llmCalls } from '../llm-calls.js';
 import { draftAdvice } from './draft.js';
 import { ADVICE_PROMPT_VERSION } from './prompts.js';
@@ -26,6 +27,7 @@ export interface AdviceJobs {
   redeliver(requestId: string): Promise<AdviceJobStatus>;
   /** The jobs changed last, newest first, as operators see them. */
   recent(limit: number): Promise<AdviceJobStatus[]>;
+  countByState(): Promise<Record<AdviceJobState, number>>;
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -108,6 +110,7 @@ export function createAdviceJobs({ config, engines, store, logger, observe }: De
     async recent(limit) {
       return (await store.recent(limit)).map(statusView);
     },
+    countByState: () => store.countByState(),
     start: () => runner.start(),
     close: () => runner.close(),
   };

@@ -1,8 +1,8 @@
 import { adviceCallback, reportAdviceDraftRequest, type AdviceCallback, type ReportAdviceDraftRequest } from '../../contract/advice.js';
 import { GatewayError } from '../../errors.js';
-import { nextAttempt, type DeliveryAttempt, type RetryPolicy } from '../../platform/callbacks/delivery.js';
+import { nextAttempt, type DeliveryAttempt, type RetryPolicy } from './callbacks/delivery.js';
 import { describeError, type Logger } from '../../platform/logger.js';
-import type { AdviceJobStore, ClaimedDelivery, ClaimedDraft, DraftResult } from '../../platform/store/advice-jobs.js';
+import type { AdviceJobStore, ClaimedDelivery, ClaimedDraft, DraftResult } from './job-store.js';
 
 export interface AdviceRunnerSettings {
   /** Drafts at once; each holds one LLM sequence while it generates. */

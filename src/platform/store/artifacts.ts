@@ -1,6 +1,7 @@
-import type Database from 'better-sqlite3';
-import type pg from 'pg';
+import type { Kysely } from 'kysely';
 import { GatewayError } from '../../errors.js';
+import type { Migration } from './migrations.js';
+import type { StoreDatabase } from './store-database.js';
 
 export interface StoredArtifact {
   key: string;
@@ -17,37 +18,58 @@ export interface ArtifactStore {
   purgeCreatedBefore(before: number): Promise<number>;
 }
 
-interface ArtifactRow {
-  key: string;
-  value: string;
-  created_at: number;
-}
+type ArtifactTables = {
+  artifacts: { key: string; value: string; created_at: number };
+};
 
-export class SqliteArtifactStore implements ArtifactStore {
-  private readonly selectByKey: Database.Statement<[string], ArtifactRow>;
-  private readonly upsert: Database.Statement<[string, string, number]>;
-  private readonly purge: Database.Statement<[number]>;
+export const ARTIFACT_MIGRATIONS: readonly Migration[] = [
+  {
+    concept: 'artifacts',
+    version: 1,
+    name: 'artifacts',
+    appliedBy: { sqlite: 1, postgres: 1 },
+    up: (db) =>
+      db.schema
+        .createTable('artifacts')
+        .addColumn('key', 'text', (col) => col.primaryKey())
+        .addColumn('value', 'text', (col) => col.notNull())
+        .addColumn('created_at', 'bigint', (col) => col.notNull())
+        .execute(),
+  },
+  {
+    concept: 'artifacts',
+    version: 2,
+    name: 'artifacts_created_at',
+    appliedBy: { sqlite: 4, postgres: 2 },
+    up: (db) => db.schema.createIndex('artifacts_created_at').on('artifacts').column('created_at').execute(),
+  },
+];
 
-  constructor(db: Database.Database) {
-    this.selectByKey = db.prepare('SELECT key, value, created_at FROM artifacts WHERE key = ?');
-    this.upsert = db.prepare(
-      `INSERT INTO artifacts (key, value, created_at) VALUES (?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at`,
-    );
-    this.purge = db.prepare('DELETE FROM artifacts WHERE created_at < ?');
+/** The cache; on PostgreSQL shared by every replica, so a repeat on another replica is a hit. */
+export class SqlArtifactStore implements ArtifactStore {
+  private readonly db: Kysely<ArtifactTables>;
+
+  constructor(database: StoreDatabase) {
+    this.db = database.db.withTables<ArtifactTables>();
   }
 
   async get(key: string): Promise<StoredArtifact | null> {
-    const row = this.selectByKey.get(key);
-    return row === undefined ? null : toArtifact(row);
+    const row = await this.db.selectFrom('artifacts').selectAll().where('key', '=', key).executeTakeFirst();
+    return row === undefined ? null : { key: row.key, value: JSON.parse(row.value) as unknown, createdAt: new Date(row.created_at) };
   }
 
   async put(key: string, value: unknown): Promise<void> {
-    this.upsert.run(key, artifactJson(key, value), Date.now());
+    const row = { key, value: artifactJson(key, value), created_at: Date.now() };
+    await this.db
+      .insertInto('artifacts')
+      .values(row)
+      .onConflict((conflict) => conflict.column('key').doUpdateSet({ value: row.value, created_at: row.created_at }))
+      .execute();
   }
 
   async purgeCreatedBefore(before: number): Promise<number> {
-    return this.purge.run(before).changes;
+    const { numDeletedRows } = await this.db.deleteFrom('artifacts').where('created_at', '<', before).executeTakeFirst();
+    return Number(numDeletedRows);
   }
 }
 
@@ -55,31 +77,4 @@ function artifactJson(key: string, value: unknown): string {
   const json = JSON.stringify(value) as string | undefined;
   if (json === undefined) throw new GatewayError('internal', `Artifact ${key} has no JSON representation`);
   return json;
-}
-
-function toArtifact(row: ArtifactRow): StoredArtifact {
-  return { key: row.key, value: JSON.parse(row.value) as unknown, createdAt: new Date(row.created_at) };
-}
-
-/** The cache shared by every replica on one PostgreSQL: a repeat on another replica is a hit. */
-export class PostgresArtifactStore implements ArtifactStore {
-  constructor(private readonly pool: pg.Pool) {}
-
-  async get(key: string): Promise<StoredArtifact | null> {
-    const { rows } = await this.pool.query<ArtifactRow>('SELECT key, value, created_at FROM artifacts WHERE key = $1', [key]);
-    return rows[0] === undefined ? null : toArtifact(rows[0]);
-  }
-
-  async put(key: string, value: unknown): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO artifacts (key, value, created_at) VALUES ($1, $2, $3)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at`,
-      [key, artifactJson(key, value), Date.now()],
-    );
-  }
-
-  async purgeCreatedBefore(before: number): Promise<number> {
-    const { rowCount } = await this.pool.query('DELETE FROM artifacts WHERE created_at < $1', [before]);
-    return rowCount ?? 0;
-  }
 }

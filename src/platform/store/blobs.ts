@@ -3,8 +3,9 @@ import { mkdirSync } from 'node:fs';
 import { open as openFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import type Database from 'better-sqlite3';
-import type pg from 'pg';
+import type { Kysely } from 'kysely';
+import { columnTypes, type Migration } from './migrations.js';
+import type { StoreDatabase } from './store-database.js';
 
 export interface BlobMeta {
   key: string;
@@ -14,7 +15,7 @@ export interface BlobMeta {
   expiresAt: Date;
 }
 
-/** Files the gateway produces (de-identified images, PDFs), kept until they expire. */
+/** Files the gateway produces for download, kept until they expire. */
 export interface BlobStore {
   put(bytes: Buffer, opts: { contentType: string; ttlSeconds: number }): Promise<BlobMeta>;
   /** Null when the blob is absent or expired. */
@@ -32,6 +33,32 @@ interface BlobRow {
   expires_at: number;
 }
 
+type BlobTables = {
+  /** `bytes` only where the files are kept in the database (`BlobsInRows`). */
+  blobs: BlobRow & { bytes: Buffer | null };
+};
+
+export const BLOB_MIGRATIONS: readonly Migration[] = [
+  {
+    concept: 'blobs',
+    version: 1,
+    name: 'blobs',
+    appliedBy: { sqlite: 2, postgres: 1 },
+    up: async (db, dialect) => {
+      await db.schema
+        .createTable('blobs')
+        .addColumn('key', 'text', (col) => col.primaryKey())
+        .addColumn('content_type', 'text', (col) => col.notNull())
+        .addColumn('size', 'integer', (col) => col.notNull())
+        .addColumn('bytes', columnTypes(dialect).bytes)
+        .addColumn('created_at', 'bigint', (col) => col.notNull())
+        .addColumn('expires_at', 'bigint', (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('blobs_expires_at').on('blobs').column('expires_at').execute();
+    },
+  },
+];
+
 /** 18 random bytes in base64url: exactly 24 characters of [A-Za-z0-9_-]. */
 const KEY_PATTERN = /^[A-Za-z0-9_-]{24}$/;
 
@@ -43,10 +70,6 @@ function newBlobKey(): string {
   return randomBytes(18).toString('base64url');
 }
 
-function newBlobRow(key: string, bytes: Buffer, opts: { contentType: string; ttlSeconds: number }): BlobRow {
-  const createdAt = Date.now();
-  return { key, content_type: opts.contentType, size: bytes.length, created_at: createdAt, expires_at: createdAt + opts.ttlSeconds * 1000 };
-}
 
 function toMeta(row: BlobRow): BlobMeta {
   return {
@@ -58,61 +81,29 @@ function toMeta(row: BlobRow): BlobMeta {
   };
 }
 
-export class LocalBlobStore implements BlobStore {
-  private readonly insertRow: Database.Statement<[BlobRow]>;
-  private readonly selectByKey: Database.Statement<[string], BlobRow>;
-  private readonly deleteByKey: Database.Statement<[string]>;
-  private readonly selectExpiredKeys: Database.Statement<[number], string>;
+/**
+ * Where a produced file's bytes are kept: files in a folder beside the database (one gateway), or
+ * the rows themselves (PostgreSQL), so a link minted by one replica is served by every other
+ * without a shared volume. A produced file is a few MB at most, read once or twice.
+ */
+export interface BlobBytes {
+  /** True where the bytes are the row's `bytes` column. */
+  readonly inRows: boolean;
+  /** The bytes' own column value, or null where they are kept elsewhere (written before the row). */
+  store(key: string, bytes: Buffer): Promise<Buffer | null>;
+  /** Null when the bytes are missing. */
+  read(key: string, inRow: Buffer | null): Promise<NodeJS.ReadableStream | null>;
+  remove(key: string): Promise<void>;
+}
 
-  constructor(
-    db: Database.Database,
-    private readonly dir: string,
-  ) {
+export class BlobsInFiles implements BlobBytes {
+  readonly inRows = false;
+
+  constructor(private readonly dir: string) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    this.insertRow = db.prepare(
-      `INSERT INTO blobs (key, content_type, size, created_at, expires_at)
-       VALUES (@key, @content_type, @size, @created_at, @expires_at)`,
-    );
-    this.selectByKey = db.prepare('SELECT * FROM blobs WHERE key = ?');
-    this.deleteByKey = db.prepare('DELETE FROM blobs WHERE key = ?');
-    this.selectExpiredKeys = db.prepare<[number], string>('SELECT key FROM blobs WHERE expires_at <= ?').pluck();
   }
 
-  async put(bytes: Buffer, opts: { contentType: string; ttlSeconds: number }): Promise<BlobMeta> {
-    const key = newBlobKey();
-    await this.writeAtomically(key, bytes);
-    const row = newBlobRow(key, bytes, opts);
-    try {
-      this.insertRow.run(row);
-    } catch (error) {
-      await rm(this.pathOf(key), { force: true });
-      throw error;
-    }
-    return toMeta(row);
-  }
-
-  async open(key: string): Promise<{ meta: BlobMeta; stream: NodeJS.ReadableStream } | null> {
-    if (!isBlobKey(key)) return null;
-    const row = this.selectByKey.get(key);
-    if (row === undefined || row.expires_at <= Date.now()) return null;
-    const handle = await openFile(this.pathOf(key), 'r').catch(nullWhenMissing);
-    if (handle === null) return null;
-    return { meta: toMeta(row), stream: handle.createReadStream() };
-  }
-
-  async delete(key: string): Promise<void> {
-    if (!isBlobKey(key)) return;
-    this.deleteByKey.run(key);
-    await rm(this.pathOf(key), { force: true });
-  }
-
-  async sweepExpired(now: Date = new Date()): Promise<number> {
-    const keys = this.selectExpiredKeys.all(now.getTime());
-    for (const key of keys) await this.delete(key);
-    return keys.length;
-  }
-
-  private async writeAtomically(key: string, bytes: Buffer): Promise<void> {
+  async store(key: string, bytes: Buffer): Promise<null> {
     const tempPath = join(this.dir, `.${key}.tmp`);
     try {
       await writeFile(tempPath, bytes, { mode: 0o600, flag: 'wx' });
@@ -121,6 +112,16 @@ export class LocalBlobStore implements BlobStore {
       await rm(tempPath, { force: true });
       throw error;
     }
+    return null;
+  }
+
+  async read(key: string): Promise<NodeJS.ReadableStream | null> {
+    const handle = await openFile(this.pathOf(key), 'r').catch(nullWhenMissing);
+    return handle === null ? null : handle.createReadStream();
+  }
+
+  async remove(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
   }
 
   private pathOf(key: string): string {
@@ -133,38 +134,63 @@ function nullWhenMissing(error: unknown): null {
   throw error;
 }
 
-/**
- * Produced files in PostgreSQL (bytea), so a link minted by one replica is served by every other
- * without a shared volume. A produced file is a few MB at most, read once or twice.
- */
-export class PostgresBlobStore implements BlobStore {
-  constructor(private readonly pool: pg.Pool) {}
+export const blobsInRows: BlobBytes = {
+  inRows: true,
+  store: async (_key, bytes) => bytes,
+  read: async (_key, inRow) => (inRow === null ? null : Readable.from([inRow])),
+  remove: async () => undefined,
+};
+
+export class SqlBlobStore implements BlobStore {
+  private readonly db: Kysely<BlobTables>;
+
+  constructor(
+    database: StoreDatabase,
+    private readonly bytes: BlobBytes,
+  ) {
+    this.db = database.db.withTables<BlobTables>();
+  }
 
   async put(bytes: Buffer, opts: { contentType: string; ttlSeconds: number }): Promise<BlobMeta> {
-    const row = newBlobRow(newBlobKey(), bytes, opts);
-    await this.pool.query(
-      'INSERT INTO blobs (key, content_type, size, bytes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
-      [row.key, row.content_type, row.size, bytes, row.created_at, row.expires_at],
-    );
+    const key = newBlobKey();
+    const createdAt = Date.now();
+    const row = { key, content_type: opts.contentType, size: bytes.length, created_at: createdAt, expires_at: createdAt + opts.ttlSeconds * 1000 };
+    const inRow = await this.bytes.store(key, bytes);
+    try {
+      await this.db
+        .insertInto('blobs')
+        .values(inRow === null ? row : { ...row, bytes: inRow })
+        .execute();
+    } catch (error) {
+      await this.bytes.remove(key);
+      throw error;
+    }
     return toMeta(row);
   }
 
   async open(key: string): Promise<{ meta: BlobMeta; stream: NodeJS.ReadableStream } | null> {
     if (!isBlobKey(key)) return null;
-    const { rows } = await this.pool.query<BlobRow & { bytes: Buffer }>(
-      'SELECT key, content_type, size, bytes, created_at, expires_at FROM blobs WHERE key = $1 AND expires_at > $2',
-      [key, Date.now()],
-    );
-    const row = rows[0];
-    return row === undefined ? null : { meta: toMeta(row), stream: Readable.from([row.bytes]) };
+    const row = await this.db
+      .selectFrom('blobs')
+      .select(['key', 'content_type', 'size', 'created_at', 'expires_at'])
+      .$if(this.bytes.inRows, (query) => query.select('bytes'))
+      .where('key', '=', key)
+      .where('expires_at', '>', Date.now())
+      .executeTakeFirst();
+    if (row === undefined) return null;
+    const stream = await this.bytes.read(key, 'bytes' in row ? (row.bytes as Buffer | null) : null);
+    return stream === null ? null : { meta: toMeta(row), stream };
   }
 
   async delete(key: string): Promise<void> {
-    if (isBlobKey(key)) await this.pool.query('DELETE FROM blobs WHERE key = $1', [key]);
+    if (!isBlobKey(key)) return;
+    await this.db.deleteFrom('blobs').where('key', '=', key).execute();
+    await this.bytes.remove(key);
   }
 
   async sweepExpired(now: Date = new Date()): Promise<number> {
-    const { rowCount } = await this.pool.query('DELETE FROM blobs WHERE expires_at <= $1', [now.getTime()]);
-    return rowCount ?? 0;
+    const swept = await this.db.deleteFrom('blobs').where('expires_at', '<=', now.getTime()).returning('key').execute();
+    for (const { key } of swept) await this.bytes.remove(key);
+    return swept.length;
   }
 }

@@ -1,24 +1,27 @@
 import { join } from 'node:path';
-import { SqliteAdviceJobStore, type AdviceJobStore } from './advice-jobs.js';
-import { PostgresArtifactStore, SqliteArtifactStore, type ArtifactStore } from './artifacts.js';
-import { LocalBlobStore, PostgresBlobStore, type BlobStore } from './blobs.js';
-import { openDatabase } from './database.js';
+import { SqlArtifactStore, ARTIFACT_MIGRATIONS, type ArtifactStore } from './artifacts.js';
+import { BLOB_MIGRATIONS, BlobsInFiles, blobsInRows, SqlBlobStore, type BlobBytes, type BlobStore } from './blobs.js';
 import type { FileUrlSigner } from './file-tokens.js';
 import { createFileUrlSigner, loadOrCreateSigningSecret, newSigningSecret } from './file-tokens.js';
-import { PostgresAdviceJobStore } from './postgres-advice-jobs.js';
-import { loadOrCreateSharedSecret, openPostgres } from './postgres.js';
+import { migrate, type Migration } from './migrations.js';
+import { postgresOpenFailure, postgresStoreDatabase } from './postgres.js';
+import { loadOrCreateSharedSecret, SECRET_MIGRATIONS } from './secrets.js';
+import { openSqliteFile, sqliteStoreDatabase } from './sqlite.js';
+import type { StoreDatabase } from './store-database.js';
 
-export * from './advice-jobs.js';
 export * from './artifacts.js';
 export * from './blobs.js';
-export * from './database.js';
 export * from './file-tokens.js';
-export * from './postgres-advice-jobs.js';
+export * from './migrations.js';
 export * from './postgres.js';
+export * from './secrets.js';
+export * from './sqlite.js';
+export * from './store-database.js';
 
 export interface Stores {
+  /** The database itself, for the stores an operation keeps (their tables migrated by `openStores`). */
+  database: StoreDatabase;
   artifacts: ArtifactStore;
-  adviceJobs: AdviceJobStore;
   blobs: BlobStore;
   fileUrls: FileUrlSigner;
   close(): Promise<void>;
@@ -30,45 +33,54 @@ export interface StoreOptions {
   signingSecret?: string;
   /** PostgreSQL shared by several replicas; SQLite in `dataDir` without it. */
   database?: { url: string; poolSize: number };
+  /** The tables of the stores operations keep, migrated with the gateway's own. */
+  migrations?: readonly Migration[];
 }
 
 export async function openStores(opts: StoreOptions): Promise<Stores> {
   return opts.database ? openPostgresStores(opts, opts.database) : openSqliteStores(opts);
 }
 
-function openSqliteStores(opts: StoreOptions): Stores {
+async function openSqliteStores(opts: StoreOptions): Promise<Stores> {
   const secret = loadOrCreateSigningSecret(opts.dataDir, opts.signingSecret);
-  const db = openDatabase(opts.dataDir);
-  try {
-    return {
-      artifacts: new SqliteArtifactStore(db),
-      adviceJobs: new SqliteAdviceJobStore(db),
-      blobs: new LocalBlobStore(db, join(opts.dataDir, 'blobs')),
-      fileUrls: createFileUrlSigner(secret, opts.publicBaseUrl),
-      close: async () => void db.close(),
-    };
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  const database = sqliteStoreDatabase(openSqliteFile(opts.dataDir));
+  return withDatabase(database, async () => {
+    await migrate(database, [...ARTIFACT_MIGRATIONS, ...BLOB_MIGRATIONS, ...(opts.migrations ?? [])]);
+    return storesOn(database, new BlobsInFiles(join(opts.dataDir, 'blobs')), createFileUrlSigner(secret, opts.publicBaseUrl));
+  });
 }
 
-async function openPostgresStores(opts: StoreOptions, database: { url: string; poolSize: number }): Promise<Stores> {
-  const pool = await openPostgres(database.url, database.poolSize);
-  try {
+async function openPostgresStores(opts: StoreOptions, connection: { url: string; poolSize: number }): Promise<Stores> {
+  const database = postgresStoreDatabase(connection.url, connection.poolSize);
+  return withDatabase(database, async () => {
+    // The file-link key lives in the database every replica shares (on SQLite, in the data folder).
+    await migrate(database, [...ARTIFACT_MIGRATIONS, ...BLOB_MIGRATIONS, ...SECRET_MIGRATIONS, ...(opts.migrations ?? [])]).catch(
+      (error: unknown) => Promise.reject(postgresOpenFailure(error)),
+    );
     const secret =
       opts.signingSecret === undefined
-        ? await loadOrCreateSharedSecret(pool, 'file-signing', newSigningSecret)
+        ? await loadOrCreateSharedSecret(database, 'file-signing', newSigningSecret)
         : loadOrCreateSigningSecret(opts.dataDir, opts.signingSecret);
-    return {
-      artifacts: new PostgresArtifactStore(pool),
-      adviceJobs: new PostgresAdviceJobStore(pool),
-      blobs: new PostgresBlobStore(pool),
-      fileUrls: createFileUrlSigner(secret, opts.publicBaseUrl),
-      close: () => pool.end(),
-    };
+    return storesOn(database, blobsInRows, createFileUrlSigner(secret, opts.publicBaseUrl));
+  });
+}
+
+function storesOn(database: StoreDatabase, blobBytes: BlobBytes, fileUrls: FileUrlSigner): Stores {
+  return {
+    database,
+    artifacts: new SqlArtifactStore(database),
+    blobs: new SqlBlobStore(database, blobBytes),
+    fileUrls,
+    close: () => database.close(),
+  };
+}
+
+/** Opens the stores on `database`, closing it if that fails. */
+async function withDatabase(database: StoreDatabase, open: () => Promise<Stores>): Promise<Stores> {
+  try {
+    return await open();
   } catch (error) {
-    await pool.end();
+    await database.close();
     throw error;
   }
 }

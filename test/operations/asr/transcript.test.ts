@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { asrResponse } from '../../../src/contract/asr.js';
-import { toAsrResponse } from '../../../src/operations/asr/transcribe.js';
+import { toAsrResponse } from '../../../src/operations/asr/asr.js';
 
 describe('toAsrResponse keeps the segment invariants whatever the engine says', () => {
   it('clamps negatives, rounds to integer ms, orders by time and drops empty segments', () => {

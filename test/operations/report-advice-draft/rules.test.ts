@@ -6,7 +6,7 @@ import { composeDraft, hasAdvice, usableAnswer } from '../../../src/operations/r
 import { condenseRequest, freeTextLength, shareCharacters } from '../../../src/operations/report-advice-draft/condense.js';
 import { languageOf } from '../../../src/operations/report-advice-draft/draft.js';
 import { adviceAnswer, answerTokenBudget, departmentNames } from '../../../src/operations/report-advice-draft/prompts.js';
-import { nextAttempt } from '../../../src/platform/callbacks/delivery.js';
+import { nextAttempt } from '../../../src/operations/report-advice-draft/callbacks/delivery.js';
 import { detectLanguage, isWrittenIn, looksDegenerate } from '../../../src/operations/text/language.js';
 import { characterBoundary, cutAtSentence } from '../../../src/operations/text/sentences.js';
 

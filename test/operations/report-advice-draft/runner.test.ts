@@ -4,15 +4,16 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { AdviceJobRunner } from '../../../src/operations/report-advice-draft/runner.js';
 import { createLogger } from '../../../src/platform/logger.js';
-import { openStores, type AdviceJobStore, type Stores } from '../../../src/platform/store/index.js';
+import type { AdviceJobStore } from '../../../src/operations/report-advice-draft/job-store.js';
+import { openGatewayStores } from '../../support/store-backends.js';
 import { adviceRequest } from '../../support/advice-jobs.js';
 
 let dataDir: string;
-let stores: Stores;
+let stores: Awaited<ReturnType<typeof openGatewayStores>>;
 
 beforeEach(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'advice-runner-'));
-  stores = await openStores({ dataDir, publicBaseUrl: 'http://gateway.test' });
+  stores = await openGatewayStores(dataDir);
 });
 afterEach(async () => {
   await stores.close();

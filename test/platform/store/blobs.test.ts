@@ -1,25 +1,24 @@
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalBlobStore } from '../../../src/platform/store/blobs.js';
-import { openDatabase } from '../../../src/platform/store/database.js';
+import { openStores, type BlobStore, type Stores } from '../../../src/platform/store/index.js';
 
 let dataDir: string;
 let blobDir: string;
-let db: Database.Database;
-let store: LocalBlobStore;
+let stores: Stores;
+let store: BlobStore;
 
 beforeEach(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-blobs-'));
   blobDir = join(dataDir, 'blobs');
-  db = openDatabase(dataDir);
-  store = new LocalBlobStore(db, blobDir);
+  stores = await openStores({ dataDir, publicBaseUrl: 'http://gateway.test' });
+  store = stores.blobs;
 });
 
 afterEach(async () => {
-  db.close();
+  await stores.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -29,13 +28,14 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function rowCount(): number {
-  return db.prepare('SELECT COUNT(*) FROM blobs').pluck().get() as number;
+async function rowCount(): Promise<number> {
+  const { rows } = await sql<{ count: number }>`SELECT COUNT(*) AS count FROM blobs`.execute(stores.database.db);
+  return rows[0]!.count;
 }
 
 const pdf = Buffer.from('%PDF-1.7 de-identified report');
 
-describe('LocalBlobStore', () => {
+describe('the blob store on SQLite (files beside the database)', () => {
   it('round-trips bytes and metadata', async () => {
     const meta = await store.put(pdf, { contentType: 'application/pdf', ttlSeconds: 60 });
 
@@ -70,7 +70,7 @@ describe('LocalBlobStore', () => {
     expect(await store.open(expired.key)).toBeNull();
     expect(await store.sweepExpired()).toBe(1);
     expect(await readdir(blobDir)).toEqual([live.key]);
-    expect(rowCount()).toBe(1);
+    expect(await rowCount()).toBe(1);
   });
 
   it('sweeps by the given time', async () => {
@@ -88,7 +88,7 @@ describe('LocalBlobStore', () => {
 
     expect(await store.open(meta.key)).toBeNull();
     expect(await readdir(blobDir)).toEqual([]);
-    expect(rowCount()).toBe(0);
+    expect(await rowCount()).toBe(0);
   });
 
   it('returns null for an unknown key, or a row whose file is gone', async () => {

@@ -3,13 +3,15 @@
  * "replica" here is its own connection pool and store set on the same database.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openStores, type Stores } from '../../../src/platform/store/index.js';
-import { POSTGRES_MIGRATIONS } from '../../../src/platform/store/postgres.js';
+import { ADVICE_JOB_MIGRATIONS } from '../../../src/operations/report-advice-draft/job-store.js';
+import { ARTIFACT_MIGRATIONS, BLOB_MIGRATIONS, SECRET_MIGRATIONS } from '../../../src/platform/store/index.js';
 import { postgresMissing, startPostgres, withClient, type TestPostgres } from '../../../scripts/lib/postgres.js';
+import { openGatewayStores } from '../../support/store-backends.js';
 import { describeWithTools } from '../../support/tools.js';
 
-const openReplica = (url: string) =>
-  openStores({ dataDir: '/nonexistent-unused', publicBaseUrl: 'http://gateway.test', database: { url, poolSize: 4 } });
+const openReplica = (url: string) => openGatewayStores('/nonexistent-unused', { url, poolSize: 4 });
+type Stores = Awaited<ReturnType<typeof openReplica>>;
+const GATEWAY_MIGRATIONS = [...ARTIFACT_MIGRATIONS, ...BLOB_MIGRATIONS, ...SECRET_MIGRATIONS, ...ADVICE_JOB_MIGRATIONS];
 
 async function replicas(url: string, count: number): Promise<Stores[]> {
   return Promise.all(Array.from({ length: count }, () => openReplica(url)));
@@ -42,8 +44,8 @@ describeWithTools('the PostgreSQL store shared by replicas', postgresMissing(), 
     const url = await server.createDatabase();
     const [a, b, c] = await replicas(url, 3);
     opened.push(a!, b!, c!);
-    const applied = await withClient(url, (client) => client.query('SELECT version FROM schema_migrations'));
-    expect(applied.rows).toEqual(POSTGRES_MIGRATIONS.map((m) => ({ version: m.version })));
+    const applied = await withClient(url, (client) => client.query("SELECT concept || ' ' || version AS step FROM store_migrations ORDER BY 1"));
+    expect(applied.rows.map((row: { step: string }) => row.step)).toEqual(GATEWAY_MIGRATIONS.map((m) => `${m.concept} ${m.version}`).sort());
     const url1 = a!.fileUrls.urlFor('AAAAAAAAAAAAAAAAAAAAAAAA', 60);
     expect(c!.fileUrls.verify(url1.split('/files/')[1]!)).toBe('AAAAAAAAAAAAAAAAAAAAAAAA');
   });
@@ -59,8 +61,21 @@ describeWithTools('the PostgreSQL store shared by replicas', postgresMissing(), 
   it('refuses a database migrated by a newer gateway', async () => {
     const url = await server.createDatabase();
     opened.push(await openReplica(url));
-    await withClient(url, (client) => client.query("INSERT INTO schema_migrations VALUES (99, 'future', 'x')"));
+    await withClient(url, (client) => client.query("INSERT INTO store_migrations VALUES ('blobs', 99, 'future', 'x')"));
     await expect(openReplica(url)).rejects.toMatchObject({ kind: 'internal', message: expect.stringContaining('newer') });
+  });
+
+  it('takes over a database of the single-history release with its data', async () => {
+    const url = await server.createDatabase();
+    await withClient(url, (client) => client.query(OLD_RELEASE_SCHEMA));
+    const stores = await openReplica(url);
+    opened.push(stores);
+
+    expect((await stores.adviceJobs.find('r1'))?.state).toBe('dead');
+    const applied = await withClient(url, (client) => client.query('SELECT COUNT(*)::int AS count FROM store_migrations'));
+    expect(applied.rows[0].count).toBe(GATEWAY_MIGRATIONS.length);
+    await stores.adviceJobs.submit({ requestId: 'r2', bodySha256: 'a', requestJson: '{}', webhookId: 'msg_r2' }, 2);
+    expect((await stores.adviceJobs.find('r2'))?.events.map((e) => e.event)).toEqual(['accepted']);
   });
 
   it('a produced file stored by one replica is read by another, until it expires', async () => {
@@ -123,7 +138,7 @@ describeWithTools('the PostgreSQL store shared by replicas', postgresMissing(), 
   it('a job accepted by one replica wakes the others at once', async () => {
     const [a, b] = await start(2);
     let woken = 0;
-    const unsubscribe = await b!.adviceJobs.subscribe!(() => woken++);
+    const unsubscribe = (await b!.adviceJobs.subscribe(() => woken++))!;
     await a!.adviceJobs.submit({ requestId: 'r1', bodySha256: 'a', requestJson: '{}', webhookId: 'msg_r1' }, 1);
     await a!.adviceJobs.submit({ requestId: 'r1', bodySha256: 'a', requestJson: '{}', webhookId: 'msg_r1' }, 2);
     await expect.poll(() => woken, { timeout: 5_000 }).toBe(1);
@@ -140,3 +155,27 @@ describeWithTools('the PostgreSQL store shared by replicas', postgresMissing(), 
     expect(await submit(b!, 'y')).toEqual({ created: false, sameBody: false });
   });
 });
+
+/** What the release before per-concept migrations left in PostgreSQL (its migrations 1–2). */
+const OLD_RELEASE_SCHEMA = `
+  CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
+  CREATE TABLE artifacts (key TEXT PRIMARY KEY, value TEXT NOT NULL, created_at BIGINT NOT NULL);
+  CREATE TABLE blobs (key TEXT PRIMARY KEY, content_type TEXT NOT NULL, size INTEGER NOT NULL, bytes BYTEA NOT NULL,
+    created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL);
+  CREATE INDEX blobs_expires_at ON blobs (expires_at);
+  CREATE TABLE advice_jobs (
+    request_id TEXT PRIMARY KEY, body_sha256 TEXT NOT NULL, request_json TEXT, state TEXT NOT NULL, webhook_id TEXT NOT NULL,
+    callback_json TEXT, outcome TEXT, error_kind TEXT, error_message TEXT, draft_attempts INTEGER NOT NULL DEFAULT 0,
+    delivery_attempts INTEGER NOT NULL DEFAULT 0, next_run_at BIGINT NOT NULL, first_delivery_at BIGINT,
+    created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL);
+  CREATE INDEX advice_jobs_due ON advice_jobs (state, next_run_at);
+  CREATE TABLE advice_job_events (
+    id BIGSERIAL PRIMARY KEY, request_id TEXT NOT NULL REFERENCES advice_jobs (request_id) ON DELETE CASCADE,
+    at BIGINT NOT NULL, event TEXT NOT NULL, detail TEXT);
+  CREATE INDEX advice_job_events_job ON advice_job_events (request_id, id);
+  CREATE TABLE secrets (name TEXT PRIMARY KEY, value BYTEA NOT NULL);
+  CREATE INDEX artifacts_created_at ON artifacts (created_at);
+  INSERT INTO schema_migrations VALUES (1, 'shared store', 'x'), (2, 'artifacts_created_at', 'x');
+  INSERT INTO advice_jobs (request_id, body_sha256, state, webhook_id, next_run_at, created_at, updated_at)
+    VALUES ('r1', 'a', 'dead', 'msg_r1', 1, 1, 1);
+`;

@@ -1,5 +1,5 @@
 import { beforeEach, expect, it } from 'vitest';
-import type { AdviceJobStore } from '../../../src/platform/store/advice-jobs.js';
+import type { AdviceJobStore } from '../../../src/operations/report-advice-draft/job-store.js';
 import { describeOnEachBackend, type OpenedStores } from '../../support/store-backends.js';
 
 const job = (requestId = 'r1', bodySha256 = 'a'.repeat(64)) => ({
@@ -18,7 +18,7 @@ describeOnEachBackend('AdviceJobStore', (current) => {
 
   beforeEach(() => {
     opened = current();
-    store = opened.stores.adviceJobs;
+    store = opened.adviceJobs;
   });
 
   const columns = async (requestId: string) =>

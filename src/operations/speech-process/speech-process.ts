@@ -1,7 +1,9 @@
 import type { SpeechProcessRequest, SpeechProcessResponse } from '../../contract/speech.js';
 import { GatewayError } from '../../errors.js';
 import { runAtMost } from '../../platform/concurrency.js';
+import { OPERATIONS } from '../../contract/operations.js';
 import type { OperationContext } from '../context.js';
+import { statelessOperation } from '../operation.js';
 import { llmCalls, type LlmCalls } from '../llm-calls.js';
 import { speechArtifactKey, type ProcessorVersion } from './artifact.js';
 import { locateQuote, normalizeForMatching, saysMoreThanName, type Span } from './evidence.js';
@@ -55,7 +57,7 @@ interface Evidence {
  * more than the point's name. Everything the response promises (covered ∪ missing = points, in
  * order, organized only when complete) holds whatever the model says.
  */
-export async function processSpeech(request: SpeechProcessRequest, context: OperationContext): Promise<SpeechProcessResponse> {
+async function processSpeech(request: SpeechProcessRequest, context: OperationContext): Promise<SpeechProcessResponse> {
   context.engines.requireReady('llm');
   const processor: ProcessorVersion = { prompt: PROMPT_VERSION, model: context.engines.status('llm').model ?? 'unknown' };
   const artifactKey = speechArtifactKey(request, processor);
@@ -79,6 +81,8 @@ export async function processSpeech(request: SpeechProcessRequest, context: Oper
   await context.stores.artifacts.put(artifactKey, result);
   return { ...result, request_id: request.request_id, from_cache: false };
 }
+
+export const speechProcessOperation = statelessOperation(OPERATIONS.speechProcess, processSpeech);
 
 function chunk<T>(items: readonly T[], size: number): T[][] {
   return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, i * size + size));

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signCallback, verifyCallback } from '../../../src/platform/callbacks/signature.js';
+import { signCallback, verifyCallback } from '../../../../src/operations/report-advice-draft/callbacks/signature.js';
 
 const SECRET = 'test-secret-0123456789';
 const ID = 'wh-1';

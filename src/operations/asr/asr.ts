@@ -3,13 +3,15 @@ import type { AsrRequest, AsrResponse, TranscriptSegment } from '../../contract/
 import { joinSegmentTexts } from '../../engines/asr/index.js';
 import type { Transcript } from '../../engines/types.js';
 import { withTempDir } from '../../platform/temp.js';
+import { OPERATIONS } from '../../contract/operations.js';
 import type { OperationContext } from '../context.js';
+import { statelessOperation } from '../operation.js';
 
 /**
  * AI-7: stream the recording to a private temp file (never held in memory), transcribe it, and
  * answer segments that always keep the spec's invariants. The file is deleted whatever happens.
  */
-export async function transcribeRecording(request: AsrRequest, context: OperationContext): Promise<AsrResponse> {
+async function transcribeRecording(request: AsrRequest, context: OperationContext): Promise<AsrResponse> {
   context.engines.requireReady('asr');
   const transcript = await withTempDir('mdt-voice-', async (dir) => {
     const recording = await context.fetcher.download(request.voice_url, {
@@ -24,6 +26,8 @@ export async function transcribeRecording(request: AsrRequest, context: Operatio
   });
   return toAsrResponse(transcript);
 }
+
+export const asrOperation = statelessOperation(OPERATIONS.asr, transcribeRecording);
 
 const toMs = (value: number) => (Number.isFinite(value) ? Math.max(0, Math.round(value)) : 0);
 

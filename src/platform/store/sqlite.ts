@@ -1,0 +1,43 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { NoTables, StoreDatabase } from './store-database.js';
+
+export const DATABASE_FILE_NAME = 'gateway.sqlite';
+
+/** Opens (creating it and its folder if needed) the SQLite file `fileName` in `dataDir`. */
+export function openSqliteFile(dataDir: string, fileName = DATABASE_FILE_NAME): Database.Database {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const connection = new Database(join(dataDir, fileName));
+  try {
+    configure(connection);
+    return connection;
+  } catch (error) {
+    connection.close();
+    throw error;
+  }
+}
+
+function configure(connection: Database.Database): void {
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('busy_timeout = 5000');
+  connection.pragma('foreign_keys = ON');
+  // FULL: work accepted with a 202 must survive a power cut, not only a process crash.
+  connection.pragma('synchronous = FULL');
+}
+
+/**
+ * The stores' database over one SQLite connection, used by this gateway alone: no other gateway
+ * holds a lease or listens. Closing it closes the connection.
+ */
+export function sqliteStoreDatabase(connection: Database.Database): StoreDatabase {
+  return {
+    dialect: 'sqlite',
+    db: new Kysely<NoTables>({ dialect: new SqliteDialect({ database: connection }) }),
+    sharedByReplicas: false,
+    notify: async () => undefined,
+    listen: async () => undefined,
+    close: async () => void connection.close(),
+  };
+}
