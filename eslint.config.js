@@ -5,22 +5,26 @@ import tseslint from 'typescript-eslint';
 
 /**
  * The layers of src/, top to bottom. A layer imports only from the layers below it:
- * entry points → http → operations → engines → platform → base (contract, errors, config).
- * Inside engines/, each engine folder is imported through its index.ts only.
+ * entry points → http → operations → documents → engines → platform → base (contract, errors, config).
+ * documents/ opens the files operations are sent (images, PDFs) as pages, taking a PDF's text
+ * layer as an OCR reading: it sits on the engines' types and OCR text rules, and is no engine.
+ * Inside engines/, each engine folder is imported through its index.ts only, as documents/ is.
  */
 const LAYERS = [
   { type: 'entry', pattern: ['src/main.ts', 'src/app.ts', 'src/cli/**', 'src/receiver/**'], mode: 'full' },
   { type: 'http', pattern: 'src/http/**', mode: 'full' },
   { type: 'operations', pattern: 'src/operations/**', mode: 'full' },
+  { type: 'documents', pattern: 'src/documents', mode: 'folder' },
   { type: 'engine', pattern: 'src/engines/*', mode: 'folder', capture: ['engine'] },
   { type: 'engines', pattern: 'src/engines/*.ts', mode: 'full' },
   { type: 'platform', pattern: 'src/platform/**', mode: 'full' },
   { type: 'base', pattern: ['src/contract/**', 'src/config/**', 'src/config.ts', 'src/errors.ts', 'src/version.ts', 'src/types/**'], mode: 'full' },
 ];
 const BELOW = {
-  entry: ['entry', 'http', 'operations', 'engine', 'engines', 'platform', 'base'],
-  http: ['http', 'operations', 'engine', 'engines', 'platform', 'base'],
-  operations: ['operations', 'engine', 'engines', 'platform', 'base'],
+  entry: ['entry', 'http', 'operations', 'documents', 'engine', 'engines', 'platform', 'base'],
+  http: ['http', 'operations', 'documents', 'engine', 'engines', 'platform', 'base'],
+  operations: ['operations', 'documents', 'engine', 'engines', 'platform', 'base'],
+  documents: ['documents', 'engine', 'engines', 'platform', 'base'],
   engine: ['engine', 'engines', 'platform', 'base'],
   engines: ['engine', 'engines', 'platform', 'base'],
   platform: ['platform', 'base'],
@@ -28,15 +32,15 @@ const BELOW = {
 };
 
 /**
- * An engine folder is imported through its index.ts only, from src/ and from the tools alike
- * ('**': the files of its sub-folders too, e.g. ocr/ppocr/).
+ * An engine folder, and documents/, are imported through their index.ts only, from src/ and from
+ * the tools alike ('**': the files of their sub-folders too, e.g. ocr/ppocr/).
  */
 const ENGINE_ENTRY_POINT = [
   'error',
   {
     default: 'allow',
-    message: 'import an engine through its index.ts, not its internal files',
-    rules: [{ target: 'engine', disallow: '**' }, { target: 'engine', allow: 'index.ts' }],
+    message: 'import an engine, or documents, through its index.ts, not its internal files',
+    rules: [{ target: ['engine', 'documents'], disallow: '**' }, { target: ['engine', 'documents'], allow: 'index.ts' }],
   },
 ];
 const IMPORT_RESOLVER = { typescript: { project: './tsconfig.json' } };
@@ -85,8 +89,8 @@ export default tseslint.config(
   },
   {
     // The tools (benchmarks, evals, fixture generators, release) and their shared helpers in
-    // scripts/lib stand above the gateway: they may use any layer of src/, engines through their
-    // index.ts, and nothing of test/ (tests use scripts/lib, never the other way round).
+    // scripts/lib stand above the gateway: they may use any layer of src/, engines and documents
+    // through their index.ts, and nothing of test/ (tests use scripts/lib, never the other way round).
     files: ['scripts/**/*.ts'],
     plugins: { boundaries },
     settings: {

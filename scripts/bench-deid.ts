@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAtMost } from '../src/platform/concurrency.js';
 import { DEID_FIXTURES, deidGroundTruth } from './lib/deid-fixtures.js';
-import { auditOutcomes, DEID_STAGES, deidentify, pagesOf, stageSeconds, tesseractOnce, type DeidStage } from './lib/independent-reader.js';
+import { DEID_STAGES, type DeidStage } from '../src/operations/case-file-process/redact-page.js';
+import { auditOutcomes, deidentify, pagesOf, stageSeconds, tesseractOnce } from './lib/independent-reader.js';
 import { pct, startOcrEvalGateway, type OcrEvalGateway } from './lib/eval-gateway.js';
 
 const GROUPS = {

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ENGINE_NAMES } from './engines/registry.js';
 import { settledStatus } from './engines/readiness.js';
-import { engineReport, formatEngineReport } from './engines/report.js';
+import { engineReport, formatEngineReport } from './engines/engine-report.js';
 import { createLogger, describeError, type Logger } from './platform/logger.js';
 import { STOP_GRACE_MS } from './platform/process/index.js';
 import { VERSION } from './version.js';

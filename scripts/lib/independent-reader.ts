@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import type { CaseFileProcessResponse } from '../../src/contract/case-files.js';
-import { loadPdf, render } from '../../src/engines/documents/pdf.js';
+import { loadPdf, render } from '../../src/documents/pdf.js';
+import { DEID_STAGES, type DeidStage } from '../../src/operations/case-file-process/redact-page.js';
 import type { OcrEvalGateway } from './eval-gateway.js';
 
 const run = promisify(execFile);
@@ -193,9 +194,6 @@ export async function leftoverMetadata(bytes: Buffer): Promise<string[]> {
   if (metadata.comments?.length) left.push('comment');
   return left;
 }
-
-export const DEID_STAGES = ['ocr', 'detect', 'redact', 'audit', 'encode'] as const;
-export type DeidStage = (typeof DEID_STAGES)[number];
 
 /** Seconds spent per de-identification stage so far, from the gateway's /metrics. */
 export async function stageSeconds(baseUrl: string): Promise<Record<DeidStage, number>> {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { QuarterTurn } from '../../src/engines/ocr/index.js';
 import type { PlantedGlyphs } from './deid-fixtures.js';
 import { fixturePath } from './paths.js';
 
@@ -10,7 +11,7 @@ export interface PhotoTruth {
   text?: string;
   firstLine?: string;
   /** Quarter turns clockwise that make the page upright. */
-  rotation?: 0 | 90 | 180 | 270;
+  rotation?: QuarterTurn;
   /** Personal data printed on it, exactly as printed. */
   personal?: string[];
   /** Clinical content that must stay readable. */

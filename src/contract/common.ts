@@ -19,7 +19,7 @@ export const point = z.object({
   seq: z.number().int().meta({ description: 'Order of the point; unique within a request' }),
   name: z.string().min(1).max(LIMITS.pointNameChars),
 });
-export type Point = z.infer<typeof point>;
+export type RequiredPoint = z.infer<typeof point>;
 
 export const fileReference = z.object({
   upload_file_id: z.number().int().meta({ description: 'Identifier of the uploaded file; matches results to files' }),

@@ -50,5 +50,3 @@ export async function modelFingerprint(path: string, known?: ModelFingerprint): 
 export function modelLabel(path: string, sha256: string): string {
   return `${basename(path)}@${sha256.slice(0, 12)}`;
 }
-
-export { checkExpectedHash, type ExpectedHash } from '../platform/models/trust.js';

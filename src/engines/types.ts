@@ -78,14 +78,17 @@ export interface OcrPage {
   detectionScale?: number;
 }
 
+/**
+ * Which of the OCR engine's readers reads a page: the first, or `independent`, the second reader,
+ * a different OCR engine from the first, for the de-identification audit (what one engine misses
+ * the other may read).
+ */
+export type AuditReader = 'first' | 'independent';
+
 export interface RecognizeOptions {
   /** Read the image turned this many degrees clockwise (known from an earlier reading) instead of finding how it lies. */
   rotation?: OcrPage['rotation'];
-  /**
-   * `independent`: the second reader, a different OCR engine from the first, for the
-   * de-identification audit (what one engine misses the other may read).
-   */
-  reader?: 'first' | 'independent';
+  reader?: AuditReader;
   /** The page is read for de-identification: an engine that reads tables poorly may erase ruling lines first (tesseract does). */
   eraseRulingLines?: boolean;
   /**

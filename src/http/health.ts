@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config/index.js';
 import { ENGINE_NAMES, type Engines } from '../engines/registry.js';
-import { engineReport } from '../engines/report.js';
+import { engineReport } from '../engines/engine-report.js';
 import type { Metrics } from '../platform/metrics.js';
 
 export interface HealthRoutesOptions {

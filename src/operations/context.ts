@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { DocumentLimits } from '../engines/documents/index.js';
+import type { DocumentLimits } from '../documents/index.js';
 import type { Engines } from '../engines/registry.js';
 import type { SafeFetcher } from '../platform/fetch/index.js';
 import type { Stores } from '../platform/store/index.js';

@@ -3,8 +3,8 @@
  * read a few at a time, pages through the OCR limiter, and failures that name their file.
  */
 import type { FileReference } from '../contract/common.js';
-import { openDocument, type OpenedDocument } from '../engines/documents/index.js';
-import type { OcrPage, RecognizeOptions } from '../engines/types.js';
+import { openDocument, type OpenedDocument } from '../documents/index.js';
+import type { AuditReader, OcrPage, RecognizeOptions } from '../engines/types.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import type { SniffedMedia } from '../platform/fetch/index.js';
 import { runAtMost } from '../platform/concurrency.js';
@@ -110,7 +110,7 @@ export function dataByEachReader<T>(
   image: Buffer,
   context: OperationContext,
   rotation: number,
-  dataIn: (reading: OcrPage, reader: 'first' | 'independent') => T[],
+  dataIn: (reading: OcrPage, reader: AuditReader) => T[],
 ): Promise<T[]> {
   return context.engines.run('ocr', context.signal, async (engine, signal) => {
     const found = dataIn(await engine.recognize(image, signal, { rotation, eraseRulingLines: true }), 'first');

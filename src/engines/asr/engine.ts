@@ -9,8 +9,10 @@ import { delimiter, join } from 'node:path';
 import type { AsrSettings } from '../../config/index.js';
 import type { Logger } from '../../platform/logger.js';
 import { withTempDir } from '../../platform/temp.js';
-import { checkExpectedHash, modelFingerprint, modelLabel, type ExpectedHash } from '../model-version.js';
-import type { AsrEngine, AudioInput, EngineState, EngineStatus, Transcript } from '../types.js';
+import { checkExpectedHash, type ExpectedHash } from '../../platform/models/trust.js';
+import { modelFingerprint, modelLabel } from '../model-version.js';
+import type { AsrEngine, AudioInput, EngineStatus, Transcript } from '../types.js';
+import { EngineLifecycle } from '../lifecycle.js';
 import { describeFailure, runTool } from '../../platform/process/index.js';
 import { normaliseAudio } from './ffmpeg.js';
 import { silentPcmWav } from './wav.js';
@@ -54,11 +56,7 @@ export async function findExecutable(command: string): Promise<string | null> {
 
 export class WhisperEngine implements AsrEngine {
   readonly name = 'asr' as const;
-  private state: EngineState = 'starting';
-  private reason: string | undefined = 'checking whisper-cli, ffmpeg and the model';
-  private model: string | undefined;
-  private device: string | undefined;
-  private verified = false;
+  private readonly lifecycle = new EngineLifecycle('checking whisper-cli, ffmpeg and the model');
   private whisper: WhisperSettings | undefined;
   private ffmpegBin = '';
   private failedStarts = 0;
@@ -68,13 +66,7 @@ export class WhisperEngine implements AsrEngine {
   constructor(private readonly options: WhisperEngineOptions) {}
 
   status(): EngineStatus {
-    return {
-      state: this.state,
-      configured: true,
-      ...(this.reason !== undefined ? { reason: this.reason } : {}),
-      ...(this.model !== undefined ? { model: this.model, verified: this.verified } : {}),
-      ...(this.device !== undefined ? { device: this.device } : {}),
-    };
+    return this.lifecycle.status();
   }
 
   /**
@@ -84,11 +76,11 @@ export class WhisperEngine implements AsrEngine {
   async start(): Promise<void> {
     if (this.closed) return;
     await this.attemptStart();
-    if (this.state === 'ready' || this.closed) return;
+    if (this.lifecycle.state === 'ready' || this.closed) return;
     this.failedStarts += 1;
     const { initialMs = RETRY_INITIAL_MS, maxMs = RETRY_MAX_MS } = this.options.retry ?? {};
     const inMs = Math.min(maxMs, initialMs * 2 ** (this.failedStarts - 1));
-    this.reason = `${this.reason ?? 'it did not start'}; retrying in ${Math.round(inMs / 100) / 10} s`;
+    this.lifecycle.willRetry('retrying', inMs);
     this.retryTimer = setTimeout(() => void this.start(), inMs).unref();
   }
 
@@ -96,10 +88,10 @@ export class WhisperEngine implements AsrEngine {
     const { settings, modelPath, logger } = this.options;
     const [whisperBin, ffmpegBin] = await Promise.all([findExecutable(settings.whisperBin), findExecutable(settings.ffmpegBin)]);
     if (!whisperBin) {
-      return this.become('unavailable', `whisper-cli not found at ${settings.whisperBin}: run npm run setup:whisper or set WHISPER_BIN`);
+      return this.lifecycle.become('unavailable', `whisper-cli not found at ${settings.whisperBin}: run npm run setup:whisper or set WHISPER_BIN`);
     }
     if (!ffmpegBin) {
-      return this.become('unavailable', `ffmpeg not found (${settings.ffmpegBin}): install it (Debian: apt-get install ffmpeg) or set FFMPEG_BIN`);
+      return this.lifecycle.become('unavailable', `ffmpeg not found (${settings.ffmpegBin}): install it (Debian: apt-get install ffmpeg) or set FFMPEG_BIN`);
     }
     this.ffmpegBin = ffmpegBin;
     const whisper: WhisperSettings = {
@@ -113,24 +105,25 @@ export class WhisperEngine implements AsrEngine {
     };
     try {
       const { sha256 } = await modelFingerprint(modelPath);
-      this.verified = checkExpectedHash(modelPath, sha256, this.options.expected);
-      this.model = modelLabel(modelPath, sha256);
-      this.device = await warmUp(whisper);
+      const verified = checkExpectedHash(modelPath, sha256, this.options.expected);
+      this.lifecycle.serves(modelLabel(modelPath, sha256), verified);
+      this.lifecycle.runsOn(await warmUp(whisper));
     } catch (error) {
       const reason = error instanceof Error ? error.message : 'whisper-cli could not load the model';
       logger?.warn({ engine: 'asr', reason }, 'asr engine failed to start');
-      return this.become('failed', reason);
+      return this.lifecycle.become('failed', reason);
     }
     this.whisper = whisper;
     this.failedStarts = 0;
-    this.become('ready', undefined);
-    logger?.info({ engine: 'asr', model: this.model, device: this.device, threads: whisper.threads }, 'asr engine ready');
+    this.lifecycle.ready();
+    const { model, device } = this.status();
+    logger?.info({ engine: 'asr', model, device, threads: whisper.threads }, 'asr engine ready');
   }
 
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retryTimer);
-    this.become('unavailable', 'the ASR engine is closed');
+    this.lifecycle.become('unavailable', 'the ASR engine is closed');
   }
 
   async transcribe(audio: AudioInput, signal: AbortSignal): Promise<Transcript> {
@@ -169,11 +162,6 @@ export class WhisperEngine implements AsrEngine {
       );
       return transcript;
     });
-  }
-
-  private become(state: EngineState, reason: string | undefined): void {
-    this.state = state;
-    this.reason = reason;
   }
 }
 

@@ -1,6 +1,6 @@
 import type { AsrSettings } from '../../config/index.js';
 import type { Logger } from '../../platform/logger.js';
-import type { ExpectedHash } from '../model-version.js';
+import type { ExpectedHash } from '../../platform/models/trust.js';
 import type { AsrEngine } from '../types.js';
 import { WhisperEngine } from './engine.js';
 

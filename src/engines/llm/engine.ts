@@ -15,6 +15,7 @@ import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../platform/logger.js';
 import { Supervisor, siblingModule, type ChildExit, type SupervisorBackoff } from '../../platform/process/index.js';
 import { notReadyError } from '../readiness.js';
+import { EngineLifecycle } from '../lifecycle.js';
 import type { EngineState, EngineStatus, LlmEngine, LlmJsonRequest } from '../types.js';
 import { parseAnswer } from './answer.js';
 import { CallBook, type CallLimit } from './calls.js';
@@ -56,8 +57,7 @@ export interface GenerationStats {
 export class LlamaCppEngine implements LlmEngine {
   readonly name = 'llm' as const;
 
-  private state: EngineState = 'starting';
-  private reason: string | undefined = 'loading the model';
+  private readonly lifecycle: EngineLifecycle;
   /** The reason of the last failure, without the "restarting …" suffix. */
   private failure: string | undefined;
   private loaded: LoadedMessage | undefined;
@@ -70,12 +70,11 @@ export class LlamaCppEngine implements LlmEngine {
   private readonly calls = new CallBook();
   private readonly supervisor: Supervisor<ParentMessage, ChildMessage>;
   private readonly timeoutMs: number;
-  private readonly configured: boolean;
   private readonly logger: Logger | undefined;
 
   constructor(private readonly options: LlamaCppEngineOptions) {
     this.timeoutMs = options.timeoutMs;
-    this.configured = options.configured ?? true;
+    this.lifecycle = new EngineLifecycle('loading the model', options.configured ?? true);
     this.logger = options.logger?.child({ engine: 'llm' });
     this.supervisor = new Supervisor(
       { name: 'LLM process', module: siblingModule(import.meta.url, 'worker'), logger: this.logger, backoff: options.backoff, stopGraceMs: options.stopGraceMs ?? 5_000 },
@@ -90,12 +89,7 @@ export class LlamaCppEngine implements LlmEngine {
   }
 
   status(): EngineStatus {
-    return {
-      state: this.state,
-      ...(this.reason !== undefined ? { reason: this.reason } : {}),
-      configured: this.configured,
-      ...(this.loaded ? { model: this.loaded.model, device: this.loaded.device, verified: this.loaded.verified } : {}),
-    };
+    return this.lifecycle.status();
   }
 
   contextTokens(): number {
@@ -120,8 +114,7 @@ export class LlamaCppEngine implements LlmEngine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.state = 'unavailable';
-    this.reason = 'the LLM engine is closed';
+    this.lifecycle.become('unavailable', 'the LLM engine is closed');
     this.settleFirstAttempt();
     this.calls.rejectAll(new GatewayError('engine_failed', 'the LLM engine is shutting down', { retryable: true }));
     await this.supervisor.close();
@@ -174,7 +167,7 @@ export class LlamaCppEngine implements LlmEngine {
     limit: CallLimit,
   ): Promise<ChildMessage> {
     if (signal.aborted) return Promise.reject(signal.reason);
-    if (this.state !== 'ready' || !this.childReady) return Promise.reject(notReadyError('llm', this.status()));
+    if (this.lifecycle.state !== 'ready' || !this.childReady) return Promise.reject(notReadyError('llm', this.status()));
     return this.calls.open(
       signal,
       limit,
@@ -189,7 +182,7 @@ export class LlamaCppEngine implements LlmEngine {
 
   private onChildStarted(send: (message: ParentMessage) => boolean): void {
     this.childReady = false;
-    if (this.failure !== undefined) this.reason = `${this.failure}; restarting`;
+    if (this.failure !== undefined) this.lifecycle.explain(`${this.failure}; restarting`);
     send({ type: 'load', settings: this.options.settings, ...(this.known ? { known: this.known } : {}) });
   }
 
@@ -232,8 +225,9 @@ export class LlamaCppEngine implements LlmEngine {
     this.childReady = true;
     this.loaded = message;
     this.known = message.fingerprint;
-    this.state = 'ready';
-    this.reason = undefined;
+    this.lifecycle.serves(message.model, message.verified);
+    this.lifecycle.runsOn(message.device);
+    this.lifecycle.ready();
     this.failure = undefined;
     this.supervisor.markStable();
     this.logger?.info(
@@ -259,9 +253,9 @@ export class LlamaCppEngine implements LlmEngine {
 
   /** Not ready, with the reason and when the next attempt comes. */
   private fail(failure: string, next: 'retrying' | 'restarting', inMs: number, state: EngineState = 'failed'): void {
-    this.state = state;
     this.failure = failure;
-    this.reason = `${failure}; ${next} in ${formatSeconds(inMs)}`;
+    this.lifecycle.become(state, failure);
+    this.lifecycle.willRetry(next, inMs);
     this.settleFirstAttempt();
   }
 
@@ -277,8 +271,4 @@ function processGone(how?: string): GatewayError {
     `the LLM process exited${how ? ` (${how})` : ''} during the call; it is restarting, the call may be repeated`,
     { retryable: true },
   );
-}
-
-function formatSeconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`;
 }

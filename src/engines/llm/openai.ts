@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../../errors.js';
 import type { Logger } from '../../platform/logger.js';
 import { notReadyError } from '../readiness.js';
+import { EngineLifecycle } from '../lifecycle.js';
 import type { EngineState, EngineStatus, LlmEngine, LlmJsonRequest } from '../types.js';
 import { parseAnswer } from './answer.js';
 import { requestJson, type JsonAnswer } from './http-json.js';
@@ -69,8 +70,7 @@ interface ChatCompletion {
 export class OpenAiEngine implements LlmEngine {
   readonly name = 'llm' as const;
 
-  private state: EngineState = 'starting';
-  private reason: string | undefined;
+  private readonly lifecycle: EngineLifecycle;
   private context: number;
   /** Whether the server counts tokens (llama-server's `/tokenize`); else they are estimated. */
   private tokenizer = false;
@@ -85,7 +85,9 @@ export class OpenAiEngine implements LlmEngine {
 
   constructor(private readonly options: OpenAiEngineOptions) {
     this.host = new URL(options.baseUrl).host;
-    this.reason = `waiting for the model server at ${this.host}`;
+    this.lifecycle = new EngineLifecycle(`waiting for the model server at ${this.host}`);
+    this.lifecycle.serves(this.modelLabel);
+    this.lifecycle.runsOn(`remote: ${this.host}`);
     this.context = options.contextTokens;
     this.logger = options.logger?.child({ engine: 'llm' });
   }
@@ -96,13 +98,7 @@ export class OpenAiEngine implements LlmEngine {
   }
 
   status(): EngineStatus {
-    return {
-      state: this.state,
-      ...(this.reason !== undefined ? { reason: this.reason } : {}),
-      configured: true,
-      model: this.modelLabel,
-      device: `remote: ${this.host}`,
-    };
+    return this.lifecycle.status();
   }
 
   contextTokens(): number {
@@ -123,8 +119,7 @@ export class OpenAiEngine implements LlmEngine {
     this.closed = true;
     this.closing.abort();
     this.wake?.();
-    this.state = 'unavailable';
-    this.reason = 'the LLM engine is closed';
+    this.lifecycle.become('unavailable', 'the LLM engine is closed');
   }
 
   async generateJson<T>(request: LlmJsonRequest<T>, signal: AbortSignal): Promise<T> {
@@ -188,7 +183,7 @@ export class OpenAiEngine implements LlmEngine {
   /** POSTs JSON to the server and returns its JSON answer; every failure as a GatewayError. */
   private async post(path: string, body: unknown, signal: AbortSignal, deadline: { at: number; message: string }): Promise<unknown> {
     if (signal.aborted) throw signal.reason;
-    if (this.state !== 'ready') throw notReadyError('llm', this.status());
+    if (this.lifecycle.state !== 'ready') throw notReadyError('llm', this.status());
     const timeout = AbortSignal.timeout(Math.max(0, deadline.at - Date.now()));
     let answer: JsonAnswer;
     try {
@@ -264,7 +259,7 @@ export class OpenAiEngine implements LlmEngine {
     const poll = this.options.pollMs ?? DEFAULT_POLL_MS;
     while (!this.closed) {
       const woken = new Promise<void>((resolve) => (this.wake = resolve));
-      const interval = this.state === 'ready' ? poll.ready : poll.notReady;
+      const interval = this.lifecycle.state === 'ready' ? poll.ready : poll.notReady;
       await Promise.race([woken, sleep(interval, undefined, { ref: false, signal: this.closing.signal }).catch(() => undefined)]);
       if (!this.closed) await this.probe();
     }
@@ -277,12 +272,11 @@ export class OpenAiEngine implements LlmEngine {
 
   private setState(state: EngineState, reason: string | undefined): void {
     if (this.closed) return;
-    if (state !== this.state || reason !== this.reason) {
+    if (state !== this.lifecycle.state || reason !== this.lifecycle.reason) {
       const level = state === 'ready' ? 'info' : 'warn';
       this.logger?.[level]({ state, reason, model: this.modelLabel, contextTokens: this.context, tokenizer: this.tokenizer }, 'the remote LLM changed state');
     }
-    this.state = state;
-    this.reason = reason;
+    this.lifecycle.become(state, reason);
   }
 
   /**

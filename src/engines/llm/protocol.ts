@@ -3,7 +3,8 @@
  * the model (child, `worker.ts`). Messages travel over the `child_process.fork` channel (JSON
  * serialization). Prompts and outputs are patient data: they travel here, but no side logs them.
  */
-import type { ExpectedHash, ModelFingerprint } from '../model-version.js';
+import type { ExpectedHash } from '../../platform/models/trust.js';
+import type { ModelFingerprint } from '../model-version.js';
 import type { ChatMessage } from '../types.js';
 
 /** Settings of one model load, from `config.llm` with the model path resolved. */

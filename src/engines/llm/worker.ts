@@ -19,7 +19,8 @@ import {
   type LlamaModel,
 } from 'node-llama-cpp';
 import type { ChatMessage } from '../types.js';
-import { checkExpectedHash, modelFingerprint, modelLabel } from '../model-version.js';
+import { checkExpectedHash } from '../../platform/models/trust.js';
+import { modelFingerprint, modelLabel } from '../model-version.js';
 import type {
   ChildMessage,
   CountMessage,

@@ -1,18 +1,18 @@
 import type { Logger } from '../../platform/logger.js';
 import type { ExpectedHash } from '../../platform/models/trust.js';
 import type { OcrEngine } from '../types.js';
-import { createTesseractEngine, TesseractOcrEngine, type OcrSettings } from './engine.js';
+import { createTesseractEngine, TesseractOcrEngine, type OcrSettings } from './tesseract/engine.js';
 import { DETECTION_DEFAULTS } from './ppocr/detect.js';
 import { PpOcrEngine } from './ppocr/engine.js';
 import { OcrReaders } from './readers.js';
 
-export { TesseractOcrEngine, createTesseractEngine } from './engine.js';
-export type { OcrSettings } from './engine.js';
+export { TesseractOcrEngine, createTesseractEngine } from './tesseract/engine.js';
+export type { OcrSettings } from './tesseract/engine.js';
 export { PpOcrEngine } from './ppocr/engine.js';
 export { packagedModelFiles } from './ppocr/models.js';
 export { prepareOcrModels } from './ppocr/prepare/prepare.js';
 export { boxOfChars, joinLine, removeCjkSpaces } from './layout.js';
-export { boundingBox, insideQuad, pointInQuad, quadOf, turnPoint, unturnPoint, type Box, type Point, type Quad, type Size } from './plane.js';
+export { boundingBox, insideQuad, isQuarterTurn, pointInQuad, quadOf, turnPoint, unturnPoint, type Point, type Quad, type QuarterTurn, type Size } from './plane.js';
 export { homography, project } from './ppocr/geometry.js';
 
 /**

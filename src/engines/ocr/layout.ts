@@ -1,6 +1,7 @@
 /**
- * Reading-order text from recognised words: words of a line joined by one space, except between
- * CJK characters (tesseract puts a space between every Chinese character), lines by newlines.
+ * A line's text from its recognised words, as every reader and a PDF's text layer join them: one
+ * space between words, except between CJK characters (tesseract puts a space between every
+ * Chinese character); and where characters sit in a box that holds several.
  */
 import type { OcrWord } from '../types.js';
 
@@ -48,33 +49,4 @@ export function boxOfChars(text: string, box: OcrWord['box'], from: number, to: 
 
 export function joinLine(words: readonly string[]): string {
   return removeCjkSpaces(words.map((word) => word.trim()).filter(Boolean).join(' '));
-}
-
-export interface TesseractLine {
-  words: ReadonlyArray<{ text: string; confidence: number; bbox: OcrWord['box'] }>;
-}
-
-export interface TesseractBlock {
-  paragraphs: ReadonlyArray<{ lines: readonly TesseractLine[] }>;
-}
-
-/** Words (with boxes) and text of tesseract's blocks → paragraphs → lines → words. */
-export function pageFromBlocks(blocks: readonly TesseractBlock[]): { text: string; words: OcrWord[]; confidence: number } {
-  const words: OcrWord[] = [];
-  const lines: string[] = [];
-  for (const block of blocks) {
-    for (const paragraph of block.paragraphs) {
-      for (const line of paragraph.lines) {
-        const kept = line.words.filter((word) => word.text.trim());
-        const text = joinLine(kept.map((word) => word.text));
-        if (!text) continue;
-        for (const word of kept) {
-          words.push({ text: word.text.trim(), confidence: word.confidence, box: { ...word.bbox }, line: lines.length });
-        }
-        lines.push(text);
-      }
-    }
-  }
-  const confidence = words.length ? words.reduce((sum, word) => sum + word.confidence, 0) / words.length : 0;
-  return { text: lines.join('\n'), words, confidence };
 }

@@ -6,8 +6,6 @@
  */
 import type { Box } from '../types.js';
 
-export type { Box } from '../types.js';
-
 export interface Point {
   x: number;
   y: number;
@@ -27,7 +25,7 @@ export type QuarterTurn = 0 | 90 | 180 | 270;
 /** The angle in [0, 360). */
 export const normalDegrees = (degrees: number): number => ((degrees % 360) + 360) % 360;
 
-const isQuarterTurn = (degrees: number) => normalDegrees(degrees) % 90 === 0;
+export const isQuarterTurn = (degrees: number): boolean => normalDegrees(degrees) % 90 === 0;
 
 /**
  * The size of a page `size` turned `degrees` clockwise: its sides swapped by a quarter turn, the

@@ -9,7 +9,7 @@ import { extname } from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Config } from '../../config/index.js';
 import { ENGINE_NAMES, type Engines } from '../../engines/registry.js';
-import { engineReport } from '../../engines/report.js';
+import { engineReport } from '../../engines/engine-report.js';
 import type { DeferredJobs } from '../../operations/index.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { Stores } from '../../platform/store/index.js';

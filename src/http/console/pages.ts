@@ -1,7 +1,7 @@
 import { buffer } from 'node:stream/consumers';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../config/index.js';
-import { pagePreview } from '../../engines/documents/index.js';
+import { pagePreview } from '../../documents/index.js';
 import { GatewayError } from '../../errors.js';
 import { sniffMedia } from '../../platform/fetch/index.js';
 import { Limiter } from '../../platform/limiter.js';

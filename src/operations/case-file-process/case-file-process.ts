@@ -6,7 +6,8 @@
  */
 import type { CaseFileProcessRequest, CaseFileProcessResponse, DocumentCategory } from '../../contract/case-files.js';
 import type { FileReference } from '../../contract/common.js';
-import type { OpenedDocument } from '../../engines/documents/index.js';
+import type { OpenedDocument } from '../../documents/index.js';
+import { isQuarterTurn } from '../../engines/ocr/index.js';
 import type { OcrPage } from '../../engines/types.js';
 import { isGatewayError } from '../../errors.js';
 import type { SniffedMedia } from '../../platform/fetch/index.js';
@@ -135,8 +136,6 @@ function requireReadable(reading: OcrPage, index: number, minConfidence: number)
     `page ${index + 1} was read with confidence ${Math.round(reading.confidence)}, under the ${minConfidence} (DEID_MIN_CONFIDENCE) needed to de-identify it reliably; send a flat, well-lit scan`,
   );
 }
-
-const isQuarterTurn = (degrees: number) => degrees % 90 === 0;
 
 /**
  * Lines detected at under this share of the page's own scale may have lost small print: a photo

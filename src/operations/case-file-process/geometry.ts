@@ -7,8 +7,9 @@
  * so what is painted and audited on the raster is a quad, never the box around it (which would
  * cover the lines above and below a tilted line).
  */
-import type { PageRaster } from '../../engines/documents/index.js';
-import { quadOf, unturnPoint, type Box, type Point, type Quad } from '../../engines/ocr/index.js';
+import type { PageRaster } from '../../documents/index.js';
+import { quadOf, unturnPoint, type Point, type Quad } from '../../engines/ocr/index.js';
+import type { Box } from '../../engines/types.js';
 import type { OcrPage } from '../../engines/types.js';
 import type { Room } from './locate.js';
 

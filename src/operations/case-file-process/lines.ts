@@ -4,8 +4,8 @@
  * is (one space between words, none between CJK characters), so a detector sees what case-ocr
  * returns.
  */
-import { removeCjkSpaces, type Box } from '../../engines/ocr/index.js';
-import type { OcrPage } from '../../engines/types.js';
+import { removeCjkSpaces } from '../../engines/ocr/index.js';
+import type { Box, OcrPage } from '../../engines/types.js';
 
 export interface PageLine {
   text: string;

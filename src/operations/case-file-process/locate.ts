@@ -7,9 +7,9 @@
  *   word of its line, the blank up to it (a value too faint to read); and in tables, the cell
  *   below the label (its column runs to the next word of the header row).
  */
-import type { OcrPage, OcrWord } from '../../engines/types.js';
+import type { Box, OcrPage, OcrWord } from '../../engines/types.js';
 import { findPersonalData, UNREAD_VALUE_RULE, type OpenLabel, type PersonalKind } from './detectors/index.js';
-import { boxOfChars, type Box } from '../../engines/ocr/index.js';
+import { boxOfChars } from '../../engines/ocr/index.js';
 import { GatewayError } from '../../errors.js';
 import { pageLines, type PageLine } from './lines.js';
 

@@ -7,7 +7,7 @@
  */
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
-import type { PageRaster } from '../../engines/documents/index.js';
+import type { PageRaster } from '../../documents/index.js';
 import type { Quad } from '../../engines/ocr/index.js';
 import { fillQuads } from './pixels.js';
 

@@ -22,9 +22,9 @@
  * page says.
  */
 import sharp from 'sharp';
-import type { PageRaster } from '../../engines/documents/index.js';
+import type { PageRaster } from '../../documents/index.js';
 import { boundingBox, insideQuad, pointInQuad, type Quad } from '../../engines/ocr/index.js';
-import type { OcrPage } from '../../engines/types.js';
+import type { AuditReader, OcrPage } from '../../engines/types.js';
 import { GatewayError } from '../../errors.js';
 import type { PersonalKind } from './detectors/index.js';
 import { padded, toRaster, type RasterFrame } from './geometry.js';
@@ -32,9 +32,9 @@ import { isCode, personalRegions, textBesideData } from './locate.js';
 import { paintPage, type OutputFormat } from './output.js';
 import { fillWithSurroundings, meanIn } from './pixels.js';
 
-export type DeidStage = 'ocr' | 'detect' | 'redact' | 'audit' | 'encode';
-
-export type AuditReader = 'first' | 'independent';
+/** The stages of de-identifying a page, each timed (gateway_deid_stage_seconds). */
+export const DEID_STAGES = ['ocr', 'detect', 'redact', 'audit', 'encode'] as const;
+export type DeidStage = (typeof DEID_STAGES)[number];
 
 /**
  * Reads an image turned `rotation` degrees with each reader the OCR engine has in turn (the

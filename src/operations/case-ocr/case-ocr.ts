@@ -5,7 +5,7 @@
  */
 import type { CaseOcrRequest, CaseOcrResponse } from '../../contract/case-files.js';
 import type { FileReference } from '../../contract/common.js';
-import type { OpenedDocument } from '../../engines/documents/index.js';
+import type { OpenedDocument } from '../../documents/index.js';
 import type { OcrPage } from '../../engines/types.js';
 import { OPERATIONS } from '../../contract/operations.js';
 import type { OperationContext } from '../context.js';

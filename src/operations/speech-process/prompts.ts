@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { ChatMessage } from '../../engines/types.js';
-import type { Point } from '../../contract/common.js';
+import type { RequiredPoint } from '../../contract/common.js';
 
 /**
  * Lengths the grammar enforces on the model's strings (node-llama-cpp compiles bounds up to
@@ -27,20 +27,20 @@ const ORGANIZE_SYSTEM = `你是多学科会诊（MDT）记录助手。下面是�
 values 以要点编号为键。如要求 conclusion，再用一两句话概括这位医生的整体意见。使用与原文相同的语言。
 (English: one faithful, concise value per point from its evidence only; a conclusion when asked; answer in the speech's language.)`;
 
-const pointKey = (point: Point) => String(point.seq);
+const pointKey = (point: RequiredPoint) => String(point.seq);
 
 /**
  * One property per asked point, keyed by its seq: the grammar then makes the model answer each
  * point exactly once and in order, with no numbers to get wrong (a grammar's integers can
  * carry exponents that are not integers at all).
  */
-export function judgeAnswer(points: readonly Point[]) {
+export function judgeAnswer(points: readonly RequiredPoint[]) {
   const verdict = z.object({ status: z.enum(['covered', 'not_applicable', 'missing']), quote: z.string().max(MAX_QUOTE_CHARS) });
   return z.object(Object.fromEntries(points.map((p) => [pointKey(p), verdict])));
 }
 export type JudgeVerdict = { seq: number; status: 'covered' | 'not_applicable' | 'missing'; quote: string };
 
-export function judgeVerdicts(points: readonly Point[], answer: Record<string, { status: JudgeVerdict['status']; quote: string }>): JudgeVerdict[] {
+export function judgeVerdicts(points: readonly RequiredPoint[], answer: Record<string, { status: JudgeVerdict['status']; quote: string }>): JudgeVerdict[] {
   return points.flatMap((p) => {
     const verdict = answer[pointKey(p)];
     return verdict ? [{ seq: p.seq, ...verdict }] : [];
@@ -52,12 +52,12 @@ export interface OrganizeAnswer {
   conclusion?: string;
 }
 
-export function organizeAnswer(points: readonly Point[], withConclusion: boolean): z.ZodType<OrganizeAnswer> {
+export function organizeAnswer(points: readonly RequiredPoint[], withConclusion: boolean): z.ZodType<OrganizeAnswer> {
   const values = z.object(Object.fromEntries(points.map((p) => [pointKey(p), z.string().max(MAX_VALUE_CHARS)])));
   return withConclusion ? z.object({ values, conclusion: z.string().max(MAX_CONCLUSION_CHARS) }) : z.object({ values });
 }
 
-export function organizedValue(point: Point, answer: OrganizeAnswer): string {
+export function organizedValue(point: RequiredPoint, answer: OrganizeAnswer): string {
   return (answer.values[pointKey(point)] ?? '').trim();
 }
 
@@ -72,9 +72,9 @@ export interface SpeechSubject {
   standard_department_code: string;
 }
 
-const pointLines = (points: readonly Point[]) => points.map((p) => `[${p.seq}] ${p.name}`).join('\n');
+const pointLines = (points: readonly RequiredPoint[]) => points.map((p) => `[${p.seq}] ${p.name}`).join('\n');
 
-export function judgeMessages(subject: SpeechSubject, points: readonly Point[], speech: string, part: string): ChatMessage[] {
+export function judgeMessages(subject: SpeechSubject, points: readonly RequiredPoint[], speech: string, part: string): ChatMessage[] {
   return [
     { role: 'system', content: JUDGE_SYSTEM },
     {
@@ -85,14 +85,14 @@ export function judgeMessages(subject: SpeechSubject, points: readonly Point[], 
 }
 
 /** The judge prompt without the speech, to size the windows the speech is cut into. */
-export function judgeOverhead(subject: SpeechSubject, points: readonly Point[]): string {
+export function judgeOverhead(subject: SpeechSubject, points: readonly RequiredPoint[]): string {
   return judgeMessages(subject, points, '', '（第1/1段）')
     .map((m) => m.content)
     .join('\n');
 }
 
 export interface PointEvidence {
-  point: Point;
+  point: RequiredPoint;
   sourceText: string;
   notApplicable: boolean;
 }

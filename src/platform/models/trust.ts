@@ -4,8 +4,12 @@
  * SHA256SUMS beside the file (recorded by the models tool when it downloaded or installed it);
  * else nothing vouches for the file and it loads as unverified. When both list the file with
  * different hashes, nobody can say which is right: the file is refused (fail closed).
+ * MODELS_VERIFY=off skips the check.
  */
-import { basename } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import type { Config } from '../../config/index.js';
+import { CHECKSUMS_FILE, readChecksumsSync } from './checksums.js';
+import { manifestHashOf } from './manifest.js';
 
 /** A hash a trusted list vouches for, and which list. */
 export interface ExpectedHash {
@@ -31,6 +35,19 @@ export function vouchedHash(
 ): ExpectedHash | undefined {
   if (manifest && recorded && manifest.sha256 !== recorded.sha256) throw new ModelTrustConflict(file, manifest, recorded);
   return manifest ?? recorded;
+}
+
+/** The hash the model at `modelPath` must have, by the configured lists; throws ModelTrustConflict when they disagree about it. */
+export function expectedHashOf(config: Config, modelPath: string): ExpectedHash | undefined {
+  if (!config.models.verify) return undefined;
+  const file = basename(modelPath);
+  const fromManifest = manifestHashOf(config.models.manifestPath, file);
+  const recorded = readChecksumsSync(dirname(modelPath)).get(file);
+  return vouchedHash(
+    file,
+    fromManifest ? { sha256: fromManifest, source: config.models.manifestPath } : undefined,
+    recorded ? { sha256: recorded, source: join(dirname(modelPath), CHECKSUMS_FILE) } : undefined,
+  );
 }
 
 /** Refuses a model whose sha256 differs from the one vouched for; answers whether it was verified at all. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { joinLine, pageFromBlocks, removeCjkSpaces } from '../../../src/engines/ocr/layout.js';
+import { joinLine, removeCjkSpaces } from '../../../src/engines/ocr/layout.js';
+import { pageFromBlocks } from '../../../src/engines/ocr/tesseract/blocks.js';
 import { mergeRefined } from '../../../src/operations/case-ocr/refine.js';
 
 describe('OCR text layout', () => {

@@ -5,7 +5,8 @@
  * threshold form regions; each region's rotated minimum-area rectangle, kept when the mean
  * probability inside it reaches the box score, is unclipped and scaled back to the page.
  */
-import { lineQuad, minAreaRect, unclip, type Point, type Quad, type RotatedRect } from './geometry.js';
+import type { Point, Quad } from '../plane.js';
+import { lineQuad, minAreaRect, unclip, type RotatedRect } from './geometry.js';
 import { detectorView, type RgbImage } from './image.js';
 
 export interface DetectionSettings {

@@ -10,7 +10,8 @@ import type { Worker } from 'node:worker_threads';
 import { GatewayError, isGatewayError } from '../../../errors.js';
 import type { Logger } from '../../../platform/logger.js';
 import { siblingWorker } from '../../../platform/process/index.js';
-import type { EngineState, EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../../types.js';
+import { EngineLifecycle } from '../../lifecycle.js';
+import type { EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../../types.js';
 import { WorkerPool, type PoolWorker } from '../pool.js';
 import type { PipelineSettings } from './pipeline.js';
 import { PreparedModelsProblem, readPreparedManifest, recogniserFor, verifiedModelFiles, wantedRecogniser, type OcrPrecision, type RecogniserVariant } from './prepared.js';
@@ -92,9 +93,7 @@ class PageReader implements PoolWorker {
 
 export class PpOcrEngine implements OcrEngine {
   readonly name = 'ocr' as const;
-  private state: EngineState = 'starting';
-  private reason: string | undefined = 'loading the PP-OCR models into the OCR workers';
-  private model: string | undefined;
+  private readonly lifecycle = new EngineLifecycle('loading the PP-OCR models into the OCR workers');
   private recogniser: RecogniserVariant = 'fp32';
   private pool: WorkerPool<PageReader> | undefined;
   private starting: Promise<void> | undefined;
@@ -105,16 +104,12 @@ export class PpOcrEngine implements OcrEngine {
     /** The folder of the prepared models (see prepared.ts). */
     private readonly modelsDir: string,
     private readonly logger?: Logger,
-  ) {}
+  ) {
+    this.lifecycle.runsOn(deviceOf(settings, this.recogniser));
+  }
 
   status(): EngineStatus {
-    return {
-      state: this.state,
-      configured: true,
-      device: `${this.settings.device}: ${this.settings.workers} PP-OCR workers × ${this.settings.threads} threads, recogniser ${this.recogniser}`,
-      ...(this.reason ? { reason: this.reason } : {}),
-      ...(this.model ? { model: this.model } : {}),
-    };
+    return this.lifecycle.status();
   }
 
   start(): Promise<void> {
@@ -126,8 +121,9 @@ export class PpOcrEngine implements OcrEngine {
     let config: WorkerConfig;
     try {
       const manifest = await readPreparedManifest(this.modelsDir);
-      this.model = manifest.model;
+      this.lifecycle.serves(manifest.model);
       this.recogniser = recogniserFor(manifest, this.settings.precision, this.settings.device);
+      this.lifecycle.runsOn(deviceOf(this.settings, this.recogniser));
       if (this.recogniser !== wantedRecogniser(this.settings.precision, this.settings.device)) {
         this.logger?.warn({ engine: 'ocr' }, 'the prepared PP-OCR recogniser has no int8 form (it is not the calibrated one): it runs in fp32');
       }
@@ -146,14 +142,13 @@ export class PpOcrEngine implements OcrEngine {
       this.pool = undefined;
       return this.fail('failed', `the PP-OCR models could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
     }
-    this.state = 'ready';
-    this.reason = undefined;
-    this.logger?.info({ engine: 'ocr', workers: this.settings.workers, threads: this.settings.threads, ms: Date.now() - started, model: this.model, recogniser: this.recogniser }, 'OCR engine ready');
+    this.lifecycle.ready();
+    this.logger?.info({ engine: 'ocr', workers: this.settings.workers, threads: this.settings.threads, ms: Date.now() - started, model: this.status().model, recogniser: this.recogniser }, 'OCR engine ready');
   }
 
   recognize(image: Buffer, signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
     const pool = this.pool;
-    if (this.state !== 'ready' || !pool) return Promise.reject(new GatewayError('engine_unavailable', `the ocr engine is ${this.state}`));
+    if (this.lifecycle.state !== 'ready' || !pool) return Promise.reject(new GatewayError('engine_unavailable', `the ocr engine is ${this.lifecycle.state}`));
     return pool.use(signal, (reader, stop) => reader.read(image, options ?? {}, stop)).catch((error: unknown) => {
       if (signal.aborted || isGatewayError(error)) throw error;
       throw new GatewayError('engine_failed', `OCR failed: ${error instanceof Error ? error.message : String(error)}`, { retryable: true });
@@ -164,16 +159,17 @@ export class PpOcrEngine implements OcrEngine {
   async close(): Promise<void> {
     this.closed = true;
     await this.starting?.catch(() => undefined);
-    this.state = 'unavailable';
-    this.reason = 'the OCR engine is closed';
+    this.lifecycle.become('unavailable', 'the OCR engine is closed');
     await this.pool?.close();
   }
 
   private fail(state: 'unavailable' | 'failed', reason: string): void {
-    this.state = state;
-    this.reason = reason;
+    this.lifecycle.become(state, reason);
     this.logger?.error({ engine: 'ocr', reason }, 'OCR engine cannot serve');
   }
 }
+
+const deviceOf = (settings: PpOcrSettings, recogniser: RecogniserVariant): string =>
+  `${settings.device}: ${settings.workers} PP-OCR workers × ${settings.threads} threads, recogniser ${recogniser}`;
 
 const pipelineSettings = ({ detection, batchSize, threads, device }: PpOcrSettings): PipelineSettings => ({ detection, batchSize, threads, device });

@@ -5,8 +5,6 @@
  */
 import type { Point, Quad } from '../plane.js';
 
-export type { Point, Quad } from '../plane.js';
-
 export interface RotatedRect {
   center: Point;
   /** Along the rectangle's first axis (`angle`), and across it. */

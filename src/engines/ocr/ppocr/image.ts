@@ -4,7 +4,8 @@
  */
 import sharp from 'sharp';
 import { lightEvenly } from '../lighting.js';
-import { homography, rectQuad, type Quad } from './geometry.js';
+import type { Quad } from '../plane.js';
+import { homography, rectQuad } from './geometry.js';
 
 export interface RgbImage {
   /** width × height × 3 bytes, row by row. */

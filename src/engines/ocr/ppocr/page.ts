@@ -5,8 +5,8 @@
  * together, joined by two spaces, as a printed form reads); words are the whitespace-separated
  * runs of a line, each with one box per character.
  */
-import type { OcrPage, OcrWord } from '../../types.js';
-import { boundingBox, normalDegrees, turnPoint, type Box, type Point, type Size } from '../plane.js';
+import type { Box, OcrPage, OcrWord } from '../../types.js';
+import { boundingBox, normalDegrees, turnPoint, type Point, type Size } from '../plane.js';
 import { distance, homography, project, rectQuad } from './geometry.js';
 import { RECOGNISER_HEIGHT, type LineReading } from './recognize.js';
 

@@ -7,7 +7,8 @@
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { decodeCtc, type DecodedChar } from './ctc.js';
 import { BEST_CLASS, BEST_PROBABILITY } from './prepared.js';
-import { distance, type Quad } from './geometry.js';
+import type { Quad } from '../plane.js';
+import { distance } from './geometry.js';
 import { warpNormalised, type RgbImage } from './image.js';
 
 /** Builds an input tensor; onnxruntime-node's constructor, passed in so this module stays testable without it. */

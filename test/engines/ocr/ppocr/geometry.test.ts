@@ -7,9 +7,8 @@ import {
   project,
   rectQuad,
   unclip,
-  type Point,
-  type Quad,
 } from '../../../../src/engines/ocr/ppocr/geometry.js';
+import type { Point, Quad } from '../../../../src/engines/ocr/plane.js';
 
 const close = (a: Point, b: Point) => {
   expect(a.x).toBeCloseTo(b.x, 6);

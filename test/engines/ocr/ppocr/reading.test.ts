@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCtc } from '../../../../src/engines/ocr/ppocr/ctc.js';
-import type { Quad } from '../../../../src/engines/ocr/ppocr/geometry.js';
+import type { Quad } from '../../../../src/engines/ocr/plane.js';
 import type { DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
 import { pageRotation, straighteningTurn } from '../../../../src/engines/ocr/ppocr/orientation.js';
 import { mostlyUpsideDown, turnedHalf } from '../../../../src/engines/ocr/ppocr/recognize.js';

@@ -10,8 +10,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { sha256OfFile } from '../../platform/models/checksums.js';
-import { checkExpectedHash, type ExpectedHash } from '../../platform/models/trust.js';
+import { sha256OfFile } from '../../../platform/models/checksums.js';
+import { checkExpectedHash, type ExpectedHash } from '../../../platform/models/trust.js';
 
 export interface LanguageFiles {
   /** lang code → absolute path of its traineddata (gzipped or not; tesseract.js sniffs gzip). */

@@ -1,4 +1,4 @@
-import type { ErrorKind } from '../../errors.js';
+import type { ErrorKind } from '../errors.js';
 import type { DocumentLimits, DocumentPage, PageOptions } from './types.js';
 
 /** What the PDF worker thread is started with: the file and the limits it is read under. */

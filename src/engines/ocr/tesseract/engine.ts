@@ -5,15 +5,16 @@
  */
 import sharp from 'sharp';
 import { createWorker, OEM, type Worker } from 'tesseract.js';
-import type { Config } from '../../config/index.js';
-import { GatewayError, isGatewayError } from '../../errors.js';
-import type { Logger } from '../../platform/logger.js';
-import type { ExpectedHash } from '../model-version.js';
-import type { EngineState, EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../types.js';
-import { pageFromBlocks, type TesseractBlock } from './layout.js';
+import type { Config } from '../../../config/index.js';
+import { GatewayError, isGatewayError } from '../../../errors.js';
+import type { Logger } from '../../../platform/logger.js';
+import type { ExpectedHash } from '../../../platform/models/trust.js';
+import { EngineLifecycle } from '../../lifecycle.js';
+import type { EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../../types.js';
+import { pageFromBlocks, type TesseractBlock } from './blocks.js';
 import { readTurned, readUpright } from './orientation.js';
 import { prepareForTesseract, scaledPage } from './prepare.js';
-import { WorkerPool } from './pool.js';
+import { WorkerPool } from '../pool.js';
 import { languagesProblem, languagesVersion, linkLanguages, locateLanguages, type LanguageFiles } from './traineddata.js';
 
 export type OcrSettings = Config['ocr'];
@@ -27,10 +28,7 @@ const TESSERACT_PARAMETERS = { user_defined_dpi: '300', debug_file: '/dev/null' 
 
 export class TesseractOcrEngine implements OcrEngine {
   readonly name = 'ocr' as const;
-  private state: EngineState = 'starting';
-  private reason: string | undefined = 'loading traineddata into the OCR workers';
-  private model: string | undefined;
-  private verified: boolean | undefined;
+  private readonly lifecycle = new EngineLifecycle('loading traineddata into the OCR workers');
   private pool: WorkerPool<Worker> | undefined;
   private removeLangPath: (() => Promise<void>) | undefined;
 
@@ -40,24 +38,18 @@ export class TesseractOcrEngine implements OcrEngine {
     private readonly logger?: Logger,
     /** Set when the traineddata comes from OCR_TESSDATA_DIR: the hashes the manifest or SHA256SUMS vouch for. */
     private readonly expectedHash?: (path: string) => ExpectedHash | undefined,
-  ) {}
+  ) {
+    this.lifecycle.runsOn(`cpu: ${settings.workers} tesseract.js workers`);
+  }
 
   status(): EngineStatus {
-    return {
-      state: this.state,
-      configured: true,
-      device: `cpu: ${this.settings.workers} tesseract.js workers`,
-      ...(this.reason ? { reason: this.reason } : {}),
-      ...(this.model ? { model: this.model } : {}),
-      ...(this.verified !== undefined ? { verified: this.verified } : {}),
-    };
+    return this.lifecycle.status();
   }
 
   async start(): Promise<void> {
     const problem = await this.checkLanguages();
     if (problem) {
-      this.state = 'failed';
-      this.reason = problem;
+      this.lifecycle.become('failed', problem);
       this.logger?.error({ engine: 'ocr', reason: problem }, 'OCR engine failed');
       return;
     }
@@ -81,13 +73,12 @@ export class TesseractOcrEngine implements OcrEngine {
       );
       const started = Date.now();
       await this.pool.start(this.settings.startTimeoutMs);
-      this.state = 'ready';
-      this.reason = undefined;
-      this.logger?.info({ engine: 'ocr', workers: this.pool.size, ms: Date.now() - started, model: this.model }, 'OCR engine ready');
+      this.lifecycle.ready();
+      this.logger?.info({ engine: 'ocr', workers: this.pool.size, ms: Date.now() - started, model: this.status().model }, 'OCR engine ready');
     } catch (error) {
-      this.state = 'failed';
-      this.reason = `OCR workers failed to start: ${describe(error)}`;
-      this.logger?.error({ engine: 'ocr', reason: this.reason }, 'OCR engine failed');
+      const reason = `OCR workers failed to start: ${describe(error)}`;
+      this.lifecycle.become('failed', reason);
+      this.logger?.error({ engine: 'ocr', reason }, 'OCR engine failed');
       await this.close();
       throw error;
     }
@@ -99,8 +90,7 @@ export class TesseractOcrEngine implements OcrEngine {
     if (problem) return problem;
     try {
       const version = await languagesVersion(this.languages, this.expectedHash);
-      this.model = version.label;
-      this.verified = version.verified;
+      this.lifecycle.serves(version.label, version.verified);
       return undefined;
     } catch (error) {
       return describe(error);
@@ -109,8 +99,8 @@ export class TesseractOcrEngine implements OcrEngine {
 
   recognize(image: Buffer, signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
     const pool = this.pool;
-    if (this.state !== 'ready' || !pool) {
-      return Promise.reject(new GatewayError('engine_unavailable', `the ocr engine is ${this.state}`));
+    if (this.lifecycle.state !== 'ready' || !pool) {
+      return Promise.reject(new GatewayError('engine_unavailable', `the ocr engine is ${this.lifecycle.state}`));
     }
     const read = (input: Buffer, rotation: number) =>
       pool.use(signal, async (worker) => {

@@ -6,13 +6,13 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/index.js';
-import { createTesseractEngine, TesseractOcrEngine } from '../../../src/engines/ocr/index.js';
-import { traineddataProblem } from '../../../src/engines/ocr/traineddata.js';
-import { createEngines } from '../../../src/engines/registry.js';
-import { readFixture } from '../../../scripts/lib/ocr-fixtures.js';
-import { itWithTools } from '../../support/tools.js';
-import { REPO_ROOT } from '../../../scripts/lib/paths.js';
+import { loadConfig } from '../../../../src/config/index.js';
+import { createTesseractEngine, TesseractOcrEngine } from '../../../../src/engines/ocr/index.js';
+import { traineddataProblem } from '../../../../src/engines/ocr/tesseract/traineddata.js';
+import { createEngines } from '../../../../src/engines/registry.js';
+import { readFixture } from '../../../../scripts/lib/ocr-fixtures.js';
+import { itWithTools } from '../../../support/tools.js';
+import { REPO_ROOT } from '../../../../scripts/lib/paths.js';
 
 const NPM_ENG_TRAINEDDATA = join(REPO_ROOT, 'node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz');
 

@@ -1,4 +1,4 @@
-import type { OcrPage } from '../types.js';
+import type { OcrPage } from '../engines/types.js';
 
 export interface DocumentLimits {
   /** Pages per file. */

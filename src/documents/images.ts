@@ -10,7 +10,7 @@ const MAX_SIDE = 3500;
 const PREVIEW_PNG = { palette: true, compressionLevel: 9, effort: 4 } as const;
 import decodeBmp from 'bmp-js';
 import sharp, { type Sharp } from 'sharp';
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../errors.js';
 import type { DocumentLimits, DocumentPage, OpenedDocument, PageOptions, PageRaster } from './types.js';
 
 export function undecodable(what: string, cause?: unknown): GatewayError {

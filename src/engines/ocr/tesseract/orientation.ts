@@ -6,8 +6,8 @@
  * for the others, while a 640 px copy cannot tell turns apart (all within 16–20), hence 1000 px.
  */
 import sharp from 'sharp';
-import type { OcrPage } from '../types.js';
-import type { QuarterTurn } from './plane.js';
+import type { OcrPage } from '../../types.js';
+import type { QuarterTurn } from '../plane.js';
 
 
 /** Reads the image turned clockwise by `rotation` degrees. */

@@ -8,9 +8,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { getDocument, Util, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import sharp from 'sharp';
-import { GatewayError, isGatewayError } from '../../errors.js';
-import { boxOfChars, joinLine, removeCjkSpaces } from '../ocr/index.js';
-import type { OcrPage, OcrWord } from '../types.js';
+import { GatewayError, isGatewayError } from '../errors.js';
+import { boxOfChars, joinLine, removeCjkSpaces } from '../engines/ocr/index.js';
+import type { OcrPage, OcrWord } from '../engines/types.js';
 import { pageImage, rgbOf, tooManyPages, undecodable } from './images.js';
 import type { DocumentLimits, DocumentPage, OpenedDocument, PageOptions, PageRaster } from './types.js';
 

@@ -1,8 +1,8 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { readUpright } from '../../../src/engines/ocr/orientation.js';
-import type { QuarterTurn } from '../../../src/engines/ocr/plane.js';
-import type { OcrPage } from '../../../src/engines/types.js';
+import { readUpright } from '../../../../src/engines/ocr/tesseract/orientation.js';
+import type { QuarterTurn } from '../../../../src/engines/ocr/plane.js';
+import type { OcrPage } from '../../../../src/engines/types.js';
 
 /** A reader whose confidence depends only on the turn, recording every read. */
 function reader(confidenceByTurn: Record<QuarterTurn, number>) {

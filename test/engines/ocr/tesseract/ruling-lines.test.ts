@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eraseRulingLines } from '../../../src/engines/ocr/prepare.js';
+import { eraseRulingLines } from '../../../../src/engines/ocr/tesseract/prepare.js';
 
 const WIDTH = 400;
 const HEIGHT = 300;
@@ -47,7 +47,7 @@ describe('ruling lines', () => {
 
 describe("tesseract's view of a page", () => {
   it('is grey and upscaled to about 2000 px, and its readings scale back to the page sent', async () => {
-    const { prepareForTesseract, scaledPage } = await import('../../../src/engines/ocr/prepare.js');
+    const { prepareForTesseract, scaledPage } = await import('../../../../src/engines/ocr/tesseract/prepare.js');
     const { default: sharp } = await import('sharp');
     const page = await sharp({ create: { width: 1000, height: 500, channels: 3, background: 'white' } }).png().toBuffer();
     const prepared = await prepareForTesseract(page, false);

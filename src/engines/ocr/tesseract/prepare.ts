@@ -5,8 +5,8 @@
  * frame of the image it was sent.
  */
 import sharp, { type Sharp } from 'sharp';
-import { lightEvenly } from './lighting.js';
-import type { OcrPage } from '../types.js';
+import { lightEvenly } from '../lighting.js';
+import type { OcrPage } from '../../types.js';
 
 /**
  * Pages whose longest side is below this are upscaled to it (at most 3×). Measured on the

@@ -2,8 +2,8 @@
  * Files to pages: the media type sniffed from magic bytes picks the reader (images with sharp,
  * PDFs with pdfjs-dist in a worker thread); anything else is unsupported_media.
  */
-import { GatewayError } from '../../errors.js';
-import type { SniffedMedia } from '../../platform/fetch/index.js';
+import { GatewayError } from '../errors.js';
+import type { SniffedMedia } from '../platform/fetch/index.js';
 import { openImage, previewPng } from './images.js';
 import { openPdfInWorker } from './pdf-thread.js';
 import type { DocumentLimits, OpenedDocument } from './types.js';

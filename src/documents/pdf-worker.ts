@@ -4,7 +4,7 @@
  * until the thread is terminated.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { isGatewayError } from '../../errors.js';
+import { isGatewayError } from '../errors.js';
 import { openPdf } from './pdf.js';
 import type { PageRequest, PdfReply, PdfWorkerData, WireError } from './pdf-protocol.js';
 

@@ -4,8 +4,8 @@
  * the document is open; close() ends it.
  */
 import type { Worker } from 'node:worker_threads';
-import { GatewayError } from '../../errors.js';
-import { siblingWorker } from '../../platform/process/index.js';
+import { GatewayError } from '../errors.js';
+import { siblingWorker } from '../platform/process/index.js';
 import type { PdfReply, PdfWorkerData, WireError } from './pdf-protocol.js';
 import type { DocumentLimits, DocumentPage, OpenedDocument, PageOptions } from './types.js';
 
