@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { LlamaCppEngine, type LlamaCppEngineOptions } from '../../../src/engines/llm/engine.js';
 import type { ChatMessage } from '../../../src/engines/types.js';
@@ -211,12 +211,19 @@ describe('LLM engine (node-llama-cpp in a child process)', () => {
 
   it('close() stops the LLM process and does not restart it', async () => {
     const pid = engine.pid()!;
-    await engine.close();
-    expect(() => process.kill(pid, 0)).toThrow(); // gone
-    expect(engine.pid()).toBeUndefined();
-    expect(engine.status().state).toBe('unavailable');
-    await new Promise((r) => setTimeout(r, 1_200)); // past the first restart delay
-    expect(engine.pid()).toBeUndefined();
+    // On a clock of the test's own: a restart would be a timer, which runAllTimers() fires at once.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await engine.close();
+      expect(() => process.kill(pid, 0)).toThrow(); // gone
+      expect(engine.pid()).toBeUndefined();
+      expect(engine.status().state).toBe('unavailable');
+      expect(vi.getTimerCount(), 'timers left after close()').toBe(0);
+      vi.runAllTimers();
+      expect(engine.pid()).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
     await expect(flag()).rejects.toMatchObject({ kind: 'engine_unavailable' });
   });
 });
