@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fileReference, startFileServer } from '../support/file-server.js';
 import { VALID_BODIES } from '../support/gateway.js';
 import { fixturePath } from '../support/paths.js';
-import { NEUTRAL_GATEWAY_ENV, freePort, spawnFromSource } from '../support/processes.js';
+import { NEUTRAL_GATEWAY_ENV, onFreePort, spawnFromSource, unusedPort } from '../support/processes.js';
 
 const READY_WITHIN_MS = 15_000;
 
@@ -43,9 +43,8 @@ afterEach(async () => {
   tempDirs.clear();
 });
 
-/** Spawns `node --import tsx src/main.ts` on a free port and a fresh data dir, with no models configured. */
-async function spawnGateway(env: Record<string, string> = {}): Promise<Gateway> {
-  const port = await freePort();
+/** Spawns `node --import tsx src/main.ts` on `port` and a fresh data dir, with no models configured. */
+async function spawnGateway(port: number, env: Record<string, string> = {}): Promise<Gateway> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gateway-e2e-data-'));
   const modelsDir = await mkdtemp(join(tmpdir(), 'gateway-e2e-models-'));
   tempDirs.add(dataDir).add(modelsDir);
@@ -138,6 +137,7 @@ async function waitUntilHealthy(gateway: Gateway): Promise<void> {
   const deadline = Date.now() + READY_WITHIN_MS;
   while (Date.now() < deadline) {
     if (gateway.child.exitCode !== null || gateway.child.signalCode !== null) {
+      await gateway.exited; // its output all in: it says why (EADDRINUSE, when its port was taken)
       throw new Error(`the gateway exited before it was healthy:\n${gateway.stderr()}\n${gateway.stdout()}`);
     }
     try {
@@ -150,10 +150,13 @@ async function waitUntilHealthy(gateway: Gateway): Promise<void> {
   throw new Error(`the gateway was not healthy within ${READY_WITHIN_MS} ms:\n${gateway.stderr()}\n${gateway.stdout()}`);
 }
 
-async function startHealthy(env: Record<string, string> = {}): Promise<Gateway> {
-  const gateway = await spawnGateway(env);
-  await waitUntilHealthy(gateway);
-  return gateway;
+/** A gateway answering /healthz, on a free port (on another when it found its port taken). */
+function startHealthy(env: Record<string, string> = {}): Promise<Gateway> {
+  return onFreePort(async (port) => {
+    const gateway = await spawnGateway(port, env);
+    await waitUntilHealthy(gateway);
+    return gateway;
+  });
 }
 
 /** Rejects when the child has not exited within ms. */
@@ -257,7 +260,7 @@ describe('bad configuration', () => {
     ['PORT', 'abc'],
     ['LOG_LEVEL', 'loud'],
   ])('%s=%s exits with 78 (EX_CONFIG), names the variable and listens nowhere', async (name, value) => {
-    const gateway = await spawnGateway({ [name]: value });
+    const gateway = await spawnGateway(await unusedPort(), { [name]: value });
     const { code } = await exitWithin(gateway, READY_WITHIN_MS);
     expect(code).toBe(78);
     expect(gateway.stderr()).toContain('invalid configuration');
