@@ -10,6 +10,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileReference, startFileServer } from '../support/file-server.js';
 import { VALID_BODIES } from '../support/gateway.js';
@@ -17,6 +18,8 @@ import { fixturePath } from '../support/paths.js';
 import { NEUTRAL_GATEWAY_ENV, onFreePort, spawnFromSource, unusedPort } from '../support/processes.js';
 
 const READY_WITHIN_MS = 15_000;
+/** Pages of the TIFF being read when the drain deadline passes: far more than any machine reads by then. */
+const DRAIN_PAGES = 16;
 
 interface Gateway {
   child: ChildProcess;
@@ -414,26 +417,31 @@ describe('shutdown', () => {
   // A worker thread torn down while onnxruntime runs in it aborts the process (exit 134), so the
   // engines are stopped before the exit.
   it('past the drain deadline with a PP-OCR page in flight, the page is stopped and the exit is 1', async () => {
+    // The photo as every page of a TIFF, read one after another: once the first is read, the
+    // reading goes on past the deadline on any machine (a page takes about a second here).
     const photo = await readFile(fixturePath('photos', 'np2016_bloodtestreport1.jpg'));
-    const files = await startFileServer((_request, response) => response.end(photo));
+    const pages = await sharp(Array.from({ length: DRAIN_PAGES }, () => photo), { join: { animated: true } }).tiff({ compression: 'jpeg' }).toBuffer();
+    const files = await startFileServer((_request, response) => response.end(pages));
     try {
       const gateway = await startHealthy({ OCR_ENGINE: 'ppocr', OCR_WORKERS: '1', FETCH_ALLOW_LOOPBACK: 'true', SHUTDOWN_TIMEOUT_MS: '300' });
       // Once every engine has settled: PP-OCR and its audit reader load in the background.
       await until(() => gateway.logs().some((line) => String(line.msg).startsWith('startup report')), READY_WITHIN_MS);
-      const body = { request_id: 'drain-ocr', files: [fileReference(files, 1, 'photo.jpg')] };
+      const body = { request_id: 'drain-ocr', files: [fileReference(files, 1, 'pages.tif')] };
       const answer = post(gateway.port, '/ai/v1/case-ocr', body).catch((error: Error) => error);
-      // The photo takes about a second to read: it is being read when the deadline passes.
-      await sleep(400);
+      const pagesRead = () => gateway.logs().filter((line) => line.msg === 'document progress').map((line) => Number(line.pages_done));
+      await until(() => pagesRead().length > 0, 60_000);
       gateway.child.kill('SIGTERM');
       const { code, signal } = await exitWithin(gateway, 5_000);
       expect({ code, signal }).toEqual({ code: 1, signal: null });
       expect(messages(gateway)).toContain('drain deadline passed; exiting with requests still in flight');
+      // The pages were still being read when it exited.
+      expect(Math.max(...pagesRead())).toBeLessThan(DRAIN_PAGES);
       expect(gateway.stderr()).not.toMatch(/terminate called|Napi::Error/);
       await answer;
     } finally {
       await files.close();
     }
-  });
+  }, 90_000);
 
   it('SIGINT stops an idle gateway with exit code 0', async () => {
     const gateway = await startHealthy();
