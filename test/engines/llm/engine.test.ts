@@ -2,7 +2,6 @@
  * The real LLM engine (child process, node-llama-cpp, CPU) on the tiny random-weight Qwen2
  * test model. Its output is gibberish, but the JSON-schema grammar keeps it valid JSON.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
@@ -245,7 +244,7 @@ describe('LLM engine without a usable model', () => {
 
   it('reports a corrupt model file as failed and retries with a growing backoff', async () => {
     const corrupt = join(dir, 'x.gguf');
-    writeFileSync(corrupt, randomBytes(64 * 1024));
+    writeFileSync(corrupt, Buffer.alloc(64 * 1024, 'no GGUF header, no tensors '));
     const engine = engineFor(corrupt, { backoff: { initialMs: 100 } });
     try {
       await engine.start();
