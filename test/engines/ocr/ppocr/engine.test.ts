@@ -263,10 +263,10 @@ describe('preparing the PP-OCR models, and the engine without usable ones', () =
   it('closed while it loads, stays closed and leaves no worker thread loading', async () => {
     for (const afterMs of [0, 30, 80]) {
       const engine = new PpOcrEngine(SETTINGS, PREPARED);
-      void engine.start();
+      const loading = engine.start();
       await new Promise((resolve) => setTimeout(resolve, afterMs));
       await engine.close();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await loading; // the load it cut short is over: nothing is left to change the state
       expect(engine.status().state).toBe('unavailable');
     }
   });
