@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { deprecatedSettings } from '../../src/config/define.js';
 import { configDeprecations, loadConfig } from '../../src/config/index.js';
 import { configurationReference } from '../../src/config/reference.js';
 import { SETTINGS } from '../../src/config/settings.js';
+import { loadReceiverConfig, RECEIVER_SETTINGS } from '../../src/receiver/settings.js';
 
 describe('settings renamed in 0.2 are still read under their old names, with a warning', () => {
   it.each([
@@ -43,6 +45,13 @@ describe('booleans are written true or false; the spellings of before 0.2 are re
     expect(read({ [env]: old })).toBe(canonical === 'true');
     expect(read({ [env]: canonical })).toBe(canonical === 'true');
     expect(configDeprecations({ [env]: old })).toEqual([`${env}=${old} is now written ${env}=${canonical} (the old spelling is read until 0.3)`]);
+  });
+
+  it("the receiver's boolean too (RECEIVER_ALLOW_UNSIGNED)", () => {
+    expect(loadReceiverConfig({ RECEIVER_ALLOW_UNSIGNED: '1' }).allowUnsigned).toBe(true);
+    expect(deprecatedSettings(RECEIVER_SETTINGS, { RECEIVER_ALLOW_UNSIGNED: '1' })).toEqual([
+      'RECEIVER_ALLOW_UNSIGNED=1 is now written RECEIVER_ALLOW_UNSIGNED=true (the old spelling is read until 0.3)',
+    ]);
   });
 
   it('the reference lists only true and false', () => {
