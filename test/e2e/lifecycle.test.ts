@@ -324,6 +324,15 @@ describe('a gateway without model files', () => {
     expect(String(report.msg)).toMatch(/\nllm +unavailable +- +- +- +\d+ +\d+ +LLM_MODEL is not set/);
     expect(report.engines).toEqual(readiness.engines);
   });
+
+  it('warns once at start of each setting written as before 0.2, naming the old and the new', async () => {
+    const gateway = await startHealthy({ ASR_CONCURRENCY: '1', MODELS_VERIFY: 'on' });
+    const warnings = gateway.logs().filter((line) => line.level === 'warn').map((line) => String(line.msg));
+    expect(warnings.filter((message) => /ASR_CONCURRENCY|MODELS_VERIFY/.test(message))).toEqual([
+      'MODELS_VERIFY=on is now written MODELS_VERIFY=true (the old spelling is read until 0.3)',
+      'ASR_CONCURRENCY is now ASR_MAX_RUNNING: rename it (the old name is read until 0.3)',
+    ]);
+  });
 });
 
 describe('shutdown', () => {
