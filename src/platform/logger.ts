@@ -1,34 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-
-/**
- * Fields that may hold patient data. The gateway never logs request bodies, but should any of
- * these reach a log call anyway (up to three levels deep in the logged object) they are censored.
- */
-const PATIENT_FIELDS = new Set([
-  'speech_text',
-  'text',
-  'ocr_result',
-  'ocr_text',
-  'advice_draft',
-  'content',
-  'diagnosis',
-  'key_question',
-  'case_summary',
-  'dept_opinions',
-  'supplements',
-  'doctor',
-  'name',
-  'patient_info',
-  'points',
-  'source_text',
-  'value',
-  'conclusion',
-  'file_url',
-  'voice_url',
-  'file_name',
-  'body',
-  'authorization',
-]);
+import { PATIENT_FIELDS } from '../contract/patient-fields.js';
 
 const CENSORED = '[redacted]';
 const CENSOR_DEPTH = 3;
@@ -37,7 +8,8 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
 /**
- * A key-set lookup per field: pino's path-based `redact` with wildcards cost ~27 µs per line
+ * Censors the contract's patient fields should any reach a log call anyway (the gateway never
+ * logs request bodies), up to three levels deep in the logged object. A key-set lookup per field: pino's path-based `redact` with wildcards cost ~27 µs per line
  * here, this costs about one.
  */
 export function censorPatientFields(object: Record<string, unknown>, depth = CENSOR_DEPTH): Record<string, unknown> {
