@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseOcrResponse } from '../../src/contract/case-files.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createOcrEngine } from '../../src/engines/ocr/index.js';
-import { removeCjkSpaces } from '../../src/engines/ocr/layout.js';
+import { removeCjkSpaces } from '../../src/engines/ocr/line-text.js';
 import { startFileServer, WAV_BYTES, type FileServer, fileReference, type FileReferenceBody } from '../support/file-server.js';
 import { OCR_ENV, OCR_START_WITHIN_MS, startOcrGateway, type TestGateway, postFiles } from '../support/gateway.js';
 import { groundTruth, readFixture } from '../support/ocr-fixtures.js';

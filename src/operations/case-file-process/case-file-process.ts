@@ -16,7 +16,7 @@ import type { SniffedMedia } from '../../platform/fetch/index.js';
 import { OPERATIONS } from '../../contract/operations.js';
 import type { OperationContext } from '../context.js';
 import type { Operation } from '../operation.js';
-import { dataByEachReader, forEachFile, forEachPage, recognize, withDocument } from '../documents.js';
+import { dataByEachReader, forEachFile, forEachPage, recognize, withDocument } from '../document-operations.js';
 import { refineWithLlm } from '../llm-calls.js';
 import { CLASSIFY_MAX_TOKENS, classifyAnswer, classifyMessages, mergeClassification } from './classify-llm.js';
 import { classifyByRules } from './classify.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Box, OcrPage, OcrWord } from '../../../src/engines/types.js';
 import { padded, toRaster } from '../../../src/operations/case-file-process/geometry.js';
 import { boundingBox, quadOf } from '../../../src/engines/ocr/plane.js';
-import { boxOfChars } from '../../../src/engines/ocr/layout.js';
+import { boxOfChars } from '../../../src/engines/ocr/line-text.js';
 import { pageLines } from '../../../src/operations/case-file-process/lines.js';
 import { personalRegions, spanBox } from '../../../src/operations/case-file-process/locate.js';
 import { coveredShare, isEarlierTextReadAgain } from '../../../src/operations/case-file-process/redact-page.js';
