@@ -33,11 +33,12 @@ import { languageOf } from '../src/operations/report-advice-draft/draft.js';
 import { createLogger } from '../src/platform/logger.js';
 import { buildReceiverApp } from '../src/receiver/app.js';
 import { openReceiverDatabase } from '../src/receiver/store.js';
-import { postJson, startLlmGateway } from '../test/support/gateway.js';
-import { ensureTestModel, SHAPES, type ShapeName } from '../test/support/models/make-test-model.js';
-import { TEST_MODELS_DIR } from '../test/support/paths.js';
-import { startPostgres } from '../test/support/postgres.js';
+import { postJson, startLlmGateway } from './lib/gateway.js';
+import { ensureTestModel, SHAPES, type ShapeName } from './lib/models/make-test-model.js';
+import { TEST_MODELS_DIR } from './lib/paths.js';
+import { startPostgres } from './lib/postgres.js';
 import { readyStatus } from '../src/engines/readiness.js';
+import { percentile } from './lib/stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -72,8 +73,6 @@ const request = (requestId: string): ReportAdviceDraftRequest => ({
   ],
 });
 
-const percentile = (values: number[], p: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))] ?? 0;
 const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
 
 async function startReceiver(): Promise<{ url: string; reports(): number; close(): Promise<void> }> {

@@ -20,15 +20,12 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
-import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
-import { findExecutable } from '../src/engines/asr/index.js';
-import { ffmpegArgs } from '../src/engines/asr/ffmpeg.js';
-import { whisperArgs, type WhisperSettings } from '../src/engines/asr/whisper-cli.js';
-import { createLogger } from '../src/platform/logger.js';
-import { AUDIO_FIXTURES, ffmpegConvert } from '../test/support/audio.js';
-import { ensureWhisperTestModel, WHISPER_SHAPES, type WhisperShapeName } from '../test/support/models/whisper-model.js';
-import { readyStatus } from '../src/engines/readiness.js';
+import { ffmpegArgs, findExecutable, whisperArgs, type WhisperSettings } from '../src/engines/asr/index.js';
+import { AUDIO_FIXTURES, ffmpegConvert } from './lib/audio.js';
+import { baseUrl, startReadyGateway } from './lib/gateway.js';
+import { ensureWhisperTestModel, WHISPER_SHAPES, type WhisperShapeName } from './lib/models/whisper-model.js';
+import { median } from './lib/stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -46,7 +43,6 @@ const runs = Number(args.runs);
 const threads = Number(args.threads);
 const seconds = Number(args.seconds);
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const timed = async (task: () => Promise<unknown>) => {
   const started = performance.now();
@@ -63,27 +59,26 @@ async function modelPath(): Promise<string> {
 }
 
 /** The gateway on a free port, with the ASR engine ready. */
-async function startGateway(model: string, env: Record<string, string>) {
-  const dataDir = await mkdtemp(join(tmpdir(), 'bench-asr-data-'));
-  const config = loadConfig({
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    FETCH_ALLOW_LOOPBACK: 'true',
-    MODELS_DIR: dirname(model),
-    WHISPER_MODEL: basename(model),
-    ASR_LANGUAGE: args.language,
-    ASR_BEAM_SIZE: args.beam,
-    ASR_TEMPERATURE_FALLBACK: String(args.fallback),
-    ...env,
-  });
-  const app = await buildApp({ config, logger: createLogger('warn') });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const status = await readyStatus('asr', () => app.engineStatus('asr'), 10 * 60_000);
-  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/ai/v1/asr`;
+async function startAsrGateway(model: string, env: Record<string, string>) {
+  const gateway = await startReadyGateway(
+    'asr',
+    10 * 60_000,
+    {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      FETCH_ALLOW_LOOPBACK: 'true',
+      MODELS_DIR: dirname(model),
+      WHISPER_MODEL: basename(model),
+      ASR_LANGUAGE: args.language,
+      ASR_BEAM_SIZE: args.beam,
+      ASR_TEMPERATURE_FALLBACK: String(args.fallback),
+      ...env,
+    },
+    { listen: true },
+  );
+  const url = `${baseUrl(gateway.app)}/ai/v1/asr`;
   return {
-    status,
+    status: gateway.status,
     transcribe: async (voiceUrl: string) => {
       const response = await fetch(url, {
         method: 'POST',
@@ -93,10 +88,7 @@ async function startGateway(model: string, env: Record<string, string>) {
       if (response.status !== 200) throw new Error(`gateway answered ${response.status}: ${await response.text()}`);
       await response.json();
     },
-    close: async () => {
-      await app.close();
-      await rm(dataDir, { recursive: true, force: true });
-    },
+    close: gateway.close,
   };
 }
 
@@ -131,7 +123,7 @@ async function main(): Promise<void> {
 
     console.log(`model ${model}\naudio ${seconds} s (jfk.wav, looped when longer), language ${args.language}, beam ${args.beam}, fallback ${args.fallback}, ${runs} runs\n`);
 
-    const gateway = await startGateway(model, { ASR_CONCURRENCY: '1', ASR_THREADS: String(threads) });
+    const gateway = await startAsrGateway(model, { ASR_CONCURRENCY: '1', ASR_THREADS: String(threads) });
     console.log(`gateway engine: ${gateway.status.model} on ${gateway.status.device}`);
     const directMs: number[] = [];
     const gatewayMs: number[] = [];
@@ -158,8 +150,8 @@ async function main(): Promise<void> {
 
     console.log(`\ntwo recordings at once (median wall time for both, the four set-ups interleaved; audio seconds per wall second)`);
     const half = Math.max(1, Math.floor(threads / 2));
-    const serial = await startGateway(model, { ASR_CONCURRENCY: '1', ASR_THREADS: String(threads) });
-    const parallel = await startGateway(model, { ASR_CONCURRENCY: '2', ASR_THREADS: String(half) });
+    const serial = await startAsrGateway(model, { ASR_CONCURRENCY: '1', ASR_THREADS: String(threads) });
+    const parallel = await startAsrGateway(model, { ASR_CONCURRENCY: '2', ASR_THREADS: String(half) });
     const both = (gw: typeof serial) => Promise.all([gw.transcribe(fileUrl('audio.wav')), gw.transcribe(fileUrl('audio.wav'))]);
     const setups: Record<string, () => Promise<unknown>> = {
       [`direct, one after the other, ${threads} threads`]: async () => {

@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAtMost } from '../src/platform/concurrency.js';
-import { DEID_FIXTURES, deidGroundTruth } from '../test/support/deid-fixtures.js';
+import { DEID_FIXTURES, deidGroundTruth } from './lib/deid-fixtures.js';
 import { DEIDENTIFICATION_STAGES as DEID_STAGES, type DeidentificationStage as DeidStage } from '../src/operations/case-file-process/redact-page.js';
-import { auditOutcomes, deidentify, pagesOf, stageSeconds, tesseractOnce } from '../test/support/independent-reader.js';
-import { pct, startOcrGateway, type OcrGateway } from '../test/support/eval-gateway.js';
+import { auditOutcomes, deidentify, pagesOf, stageSeconds, tesseractOnce } from './lib/independent-reader.js';
+import { pct, startOcrEvalGateway, type OcrEvalGateway } from './lib/eval-gateway.js';
 
 const GROUPS = {
   images: ['pathology-zh-table.png', 'imaging-zh-exif.jpg', 'lab-zh-table.webp', 'lab-en.tiff'],
@@ -34,7 +34,7 @@ interface GroupRun {
 
 const perMinute = (pages: number, seconds: number) => (seconds ? (pages / seconds) * 60 : 0);
 
-async function throughGateway(gateway: OcrGateway, files: string[], workers: number): Promise<GroupRun> {
+async function throughGateway(gateway: OcrEvalGateway, files: string[], workers: number): Promise<GroupRun> {
   const truth = deidGroundTruth();
   const before = await stageSeconds(gateway.baseUrl);
   const started = performance.now();
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { workers: { type: 'string', default: '2' }, rounds: { type: 'string', default: '2' } } });
   const workers = Number(values.workers);
   const rounds = Number(values.rounds);
-  const gateway = await startOcrGateway({ OCR_WORKERS: String(workers) });
+  const gateway = await startOcrEvalGateway({ OCR_WORKERS: String(workers) });
   try {
     console.log(`case-file-process, OCR ${gateway.model}, ${workers} workers, ${rounds} rounds; raw: native tesseract CLI, OMP_THREAD_LIMIT=1, ${workers} at once\n`);
     await deidentify(gateway, join(DEID_FIXTURES, GROUPS.images[0]!)); // warm-up

@@ -13,10 +13,11 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { PDFDocument } from 'pdf-lib';
 import { OPERATIONS } from '../src/contract/operations.js';
-import { fileReference, startFileServer } from '../test/support/file-server.js';
-import { postFiles, startGateway } from '../test/support/gateway.js';
-import { fixturePath } from '../test/support/paths.js';
-import { BlankOcrEngine, enginesWith } from '../test/support/test-engines.js';
+import { fileReference, startFileServer } from './lib/file-server.js';
+import { postFiles, startGateway } from './lib/gateway.js';
+import { fixturePath } from './lib/paths.js';
+import { BlankOcrEngine, enginesWith } from './lib/stand-in-engines.js';
+import { percentile } from './lib/stats.js';
 
 const { values } = parseArgs({ options: { pages: { type: 'string', default: '200' }, scanned: { type: 'boolean', default: false } } });
 const pages = Number(values.pages);
@@ -57,8 +58,6 @@ await gateway.close();
 await server.close();
 
 const ms = (ns: number) => (ns / 1e6).toFixed(1);
-probes.sort((a, b) => a - b);
-const at = (q: number) => probes[Math.min(probes.length - 1, Math.floor(q * probes.length))]!.toFixed(1);
 console.log(`${pages} pages (${values.scanned ? 'scanned, rendered' : 'text layer'}), ${(pdf.length / 1e6).toFixed(1)} MB: HTTP ${status} in ${seconds.toFixed(1)} s`);
 console.log(`event-loop lag ms: p50 ${ms(lag.percentile(50))}  p99 ${ms(lag.percentile(99))}  max ${ms(lag.max)}`);
-console.log(`/healthz ms (${probes.length} probes): p50 ${at(0.5)}  p99 ${at(0.99)}  max ${probes.at(-1)!.toFixed(1)}`);
+console.log(`/healthz ms (${probes.length} probes): p50 ${percentile(probes, 0.5).toFixed(1)}  p99 ${percentile(probes, 0.99).toFixed(1)}  max ${Math.max(...probes).toFixed(1)}`);

@@ -12,7 +12,7 @@
  * directly with the judge prompt, grammar and token budget that request makes, and the cached
  * path's req/s.
  *
- * The model is written by test/support/models/make-test-model.ts (no download): real dimensions,
+ * The model is written by scripts/lib/models/make-test-model.ts (no download): real dimensions,
  * random weights, real Qwen2 tokenizer. Its output is gibberish, but greedy decoding makes both
  * sides produce the same tokens, and the JSON-schema grammar keeps it valid JSON. With random
  * weights nearly every sampled token breaks the grammar, so node-llama-cpp re-applies the
@@ -34,13 +34,13 @@ import {
   type LlamaGrammar,
 } from 'node-llama-cpp';
 import { z } from 'zod';
-import { LlamaCppEngine } from '../src/engines/llm/engine.js';
-import { grammarSchemaFor } from '../src/engines/llm/json-schema.js';
+import { grammarSchemaFor, LlamaCppEngine } from '../src/engines/llm/index.js';
 import type { ChatMessage } from '../src/engines/types.js';
 import { judgeAnswer, judgeMessages, MAX_QUOTE_CHARS } from '../src/operations/speech-process/prompts.js';
-import { startLlmGateway } from '../test/support/gateway.js';
-import { ensureTestModel, SHAPES, type ShapeName, type WeightType } from '../test/support/models/make-test-model.js';
+import { startLlmGateway } from './lib/gateway.js';
+import { ensureTestModel, SHAPES, type ShapeName, type WeightType } from './lib/models/make-test-model.js';
 import { readyStatus } from '../src/engines/readiness.js';
+import { median } from './lib/stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -111,10 +111,6 @@ async function measurePair(concurrency: number, a: () => Promise<Sample>, b: () 
   return result;
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
-};
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 function summarise(m: Measurement) {

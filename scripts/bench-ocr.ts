@@ -24,10 +24,11 @@ import { readPreparedManifest, recogniserFor, verifiedModelFiles } from '../src/
 import { loadConfig } from '../src/config/index.js';
 import { loadModels, readPage, type PipelineSettings, type PpOcrModels } from '../src/engines/ocr/ppocr/pipeline.js';
 import { runAtMost } from '../src/platform/concurrency.js';
-import { groundTruth, OCR_FIXTURES } from '../test/support/ocr-fixtures.js';
-import { characterErrorRate, pct, startOcrGateway } from '../test/support/eval-gateway.js';
-import { fixturePath } from '../test/support/paths.js';
-import { photoTruth } from '../test/support/photos.js';
+import { groundTruth, OCR_FIXTURES } from './lib/ocr-fixtures.js';
+import { characterErrorRate, pct, startOcrEvalGateway } from './lib/eval-gateway.js';
+import { fixturePath } from './lib/paths.js';
+import { photoTruth } from './lib/photos.js';
+import { median } from './lib/stats.js';
 
 const run = promisify(execFile);
 /** Rendered reports (CER against their text) and the real phone photos (their identifiers read). */
@@ -40,8 +41,6 @@ interface Side {
   /** Per distinct page: its CER (rendered) or share of identifiers read (photos), and its median latency over the rounds. */
   perPage: Map<string, { cer: number; ms: number }>;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function measure(pages: string[], concurrency: number, read: (path: string) => Promise<string>): Promise<Side> {
   const truth = groundTruth();
@@ -126,7 +125,7 @@ async function main(): Promise<void> {
   const pages = Array.from({ length: Number(values.rounds) }, () => PAGES).flat();
   const langs = 'chi_sim+eng';
   const { stdout: version } = await run('tesseract', ['--version']);
-  const gateway = await startOcrGateway({ OCR_WORKERS: String(workers), OCR_LANGS: langs });
+  const gateway = await startOcrEvalGateway({ OCR_WORKERS: String(workers), OCR_LANGS: langs });
   const { ppocrDir, precision } = loadConfig().ocr;
   const prepared = await readPreparedManifest(ppocrDir);
   const recogniser = recogniserFor(prepared, precision, 'cpu');

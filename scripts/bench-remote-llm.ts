@@ -14,7 +14,7 @@
  *     same text length under their grammar), latency and output tokens/s as each side counts;
  *   - HTTP: POST /ai/v1/speech-process (one point: one token count and one judge call, the
  *     operation's own prompt and budget) to two gateways, LLM_BACKEND=local and openai, latency.
- * The model is random (test/support/models/make-test-model.ts): its output is gibberish, and the
+ * The model is random (scripts/lib/models/make-test-model.ts): its output is gibberish, and the
  * two grammar builders (node-llama-cpp's, llama-server's) may let it write different lengths in
  * the judge call; tokens/s is the figure to compare. One request at a time: llama-server with one
  * slot, the local engine with one sequence.
@@ -25,9 +25,10 @@ import { z } from 'zod';
 import { LlamaCppEngine, OpenAiEngine } from '../src/engines/llm/index.js';
 import { readyStatus } from '../src/engines/readiness.js';
 import type { LlmJsonRequest } from '../src/engines/types.js';
-import { startGateway, type TestGateway } from '../test/support/gateway.js';
-import { LLAMA_SERVER_BIN, llamaServerMissing, startLlamaServer } from '../test/support/llama-server.js';
-import { ensureTestModel, SHAPES, type ShapeName } from '../test/support/models/make-test-model.js';
+import { startReadyGateway, type TestGateway } from './lib/gateway.js';
+import { LLAMA_SERVER_BIN, llamaServerMissing, startLlamaServer } from './lib/llama-server.js';
+import { ensureTestModel, SHAPES, type ShapeName } from './lib/models/make-test-model.js';
+import { median } from './lib/stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -84,7 +85,6 @@ async function interleaved(a: () => Promise<Sample>, b: () => Promise<Sample>) {
   return samples;
 }
 
-const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? NaN;
 const sum = (values: number[]) => values.reduce((x, y) => x + y, 0);
 const summary = (samples: Sample[]) => ({
   p50: median(samples.map((s) => s.latencyMs)),
@@ -131,9 +131,8 @@ async function main() {
 
     console.log('\nHTTP: POST /ai/v1/speech-process, LLM_BACKEND=local vs openai …');
     const common = { LOG_LEVEL: 'warn', LLM_THREADS: String(threads), LLM_PARALLEL: '1', LLM_CONTEXT_SIZE: String(contextSize), LLM_TIMEOUT_MS: String(TIMEOUT_MS), LLM_GPU: 'off' };
-    gateways.push(await startGateway({ ...common, LLM_BACKEND: 'local', LLM_MODEL: model.path }));
-    gateways.push(await startGateway({ ...common, LLM_BACKEND: 'openai', LLM_BASE_URL: server.baseUrl, LLM_MODEL_NAME: server.alias }));
-    for (const gateway of gateways) await readyStatus('llm', () => gateway.app.engineStatus('llm'), TIMEOUT_MS);
+    gateways.push(await startReadyGateway('llm', TIMEOUT_MS, { ...common, LLM_BACKEND: 'local', LLM_MODEL: model.path }));
+    gateways.push(await startReadyGateway('llm', TIMEOUT_MS, { ...common, LLM_BACKEND: 'openai', LLM_BASE_URL: server.baseUrl, LLM_MODEL_NAME: server.alias }));
     const post = (gateway: TestGateway) => {
       let run = 0;
       return async (): Promise<Sample> => {

@@ -29,8 +29,8 @@ import { denseConvolutions, quantizeConvolutions, tensorsToCalibrate, withOutput
 import { simplifyModel } from '../src/engines/ocr/ppocr/prepare/onnx/simplify.js';
 import { loadModels, readPage } from '../src/engines/ocr/ppocr/pipeline.js';
 import { exactInt8DotProducts } from '../src/platform/cpu.js';
-import { editDistance } from '../test/support/error-rates.js';
-import { fixturePath } from '../test/support/paths.js';
+import { editDistance } from './lib/error-rates.js';
+import { fixturePath } from './lib/paths.js';
 
 const RANGE_PERCENTILE = 0.9999;
 const KEEP_FLOAT_ABOVE = Number(process.env.KEEP ?? 0.01);

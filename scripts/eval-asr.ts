@@ -15,9 +15,9 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/index.js';
 import { WhisperEngine } from '../src/engines/asr/index.js';
-import { AUDIO_FIXTURES, loadRecordings, type Recording } from '../test/support/audio.js';
-import { countErrors, errorRate, type ErrorCount } from '../test/support/error-rates.js';
-import { ensureWhisperTestModel, isRandomWhisperModel } from '../test/support/models/whisper-model.js';
+import { AUDIO_FIXTURES, loadRecordings, type Recording } from './lib/audio.js';
+import { countErrors, errorRate, type ErrorCount } from './lib/error-rates.js';
+import { ensureWhisperTestModel, isRandomWhisperModel } from './lib/models/whisper-model.js';
 import { readyStatus } from '../src/engines/readiness.js';
 
 const { values: args } = parseArgs({

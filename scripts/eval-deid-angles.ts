@@ -13,11 +13,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import type { CaseFileProcessResponse } from '../src/contract/case-files.js';
-import { deidGlyphs, DEID_FIXTURES, type PageGlyphs } from '../test/support/deid-fixtures.js';
-import { startOcrGateway, type OcrGateway } from '../test/support/eval-gateway.js';
-import { fixturePath } from '../test/support/paths.js';
-import { photoTruth } from '../test/support/photos.js';
-import { coverage, placed, tiltedPage, turnedPage, uncovered, type DistortedPage } from '../test/support/redaction.js';
+import { deidGlyphs, DEID_FIXTURES, type PageGlyphs } from './lib/deid-fixtures.js';
+import { startOcrEvalGateway, type OcrEvalGateway } from './lib/eval-gateway.js';
+import { fixturePath } from './lib/paths.js';
+import { photoTruth } from './lib/photos.js';
+import { coverage, placed, tiltedPage, turnedPage, uncovered, type DistortedPage } from './lib/redaction.js';
 
 const TILT_SIDES = ['top', 'bottom', 'left', 'right'] as const;
 
@@ -53,7 +53,7 @@ async function sources(only: string | undefined): Promise<Source[]> {
 }
 
 /** The audit readings' shares so far, by reader: sum and count of the histogram. */
-async function readShares(gateway: OcrGateway): Promise<Record<string, { sum: number; count: number }>> {
+async function readShares(gateway: OcrEvalGateway): Promise<Record<string, { sum: number; count: number }>> {
   const text = await (await fetch(`${gateway.baseUrl}/metrics`)).text();
   const shares: Record<string, { sum: number; count: number }> = {};
   for (const [, what, reader, value] of text.matchAll(/^gateway_deid_audit_read_share_(sum|count)\{reader="(\w+)"\} ([\d.eE+-]+)$/gm)) {
@@ -74,7 +74,7 @@ interface Row {
   open: string[];
 }
 
-async function evaluate(gateway: OcrGateway, dir: string, item: Source, how: string, page: DistortedPage): Promise<Row> {
+async function evaluate(gateway: OcrEvalGateway, dir: string, item: Source, how: string, page: DistortedPage): Promise<Row> {
   const path = join(dir, 'page.png');
   await writeFile(path, page.png);
   const before = await readShares(gateway);
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   const angles = values.angles ? values.angles.split(',').map(Number) : Array.from({ length: 24 }, (_, i) => i * 15);
   const tilts = values.tilts ? values.tilts.split(',').filter(Boolean).map(Number) : [];
   const selected = await sources(values.only);
-  const gateway = await startOcrGateway({ OCR_WORKERS: '1' });
+  const gateway = await startOcrEvalGateway({ OCR_WORKERS: '1' });
   const dir = await mkdtemp(join(tmpdir(), 'eval-deid-angles-'));
   const rows: Row[] = [];
   try {

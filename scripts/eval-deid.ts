@@ -20,9 +20,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAtMost } from '../src/platform/concurrency.js';
-import { deidCases, type DeidCase } from '../test/support/deid-fixtures.js';
-import { comparable, deidentify, formatOf, isPdf, leftoverMetadata, mask, pageCount, readableIn, readIndependently, textLayerChars } from '../test/support/independent-reader.js';
-import { pct, startOcrGateway, type OcrGateway } from '../test/support/eval-gateway.js';
+import { deidCases, type DeidCase } from './lib/deid-fixtures.js';
+import { comparable, deidentify, formatOf, isPdf, leftoverMetadata, mask, pageCount, readableIn, readIndependently, textLayerChars } from './lib/independent-reader.js';
+import { pct, startOcrEvalGateway, type OcrEvalGateway } from './lib/eval-gateway.js';
 
 interface FileReport {
   file: string;
@@ -42,7 +42,7 @@ interface FileReport {
 }
 
 /** What the gateway's first reader (case-ocr) reads in a file, made comparable. */
-async function readByGateway(gateway: OcrGateway, bytes: Buffer): Promise<string> {
+async function readByGateway(gateway: OcrEvalGateway, bytes: Buffer): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'eval-deid-read-'));
   try {
     const path = join(dir, isPdf(bytes) ? 'file.pdf' : 'file.img');
@@ -53,7 +53,7 @@ async function readByGateway(gateway: OcrGateway, bytes: Buffer): Promise<string
   }
 }
 
-async function evaluate(gateway: OcrGateway, c: DeidCase): Promise<FileReport> {
+async function evaluate(gateway: OcrEvalGateway, c: DeidCase): Promise<FileReport> {
   const input = await readFile(c.path);
   const inputReading = await readIndependently(input);
   const inputTexts = [comparable(inputReading.text), await readByGateway(gateway, input)];
@@ -136,7 +136,7 @@ function printTotals(reports: FileReport[]): boolean {
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { workers: { type: 'string', default: '2' }, only: { type: 'string' } } });
   const selected = deidCases().filter((c) => existsSync(c.path) && (!values.only || c.path.includes(values.only)));
-  const gateway = await startOcrGateway({ OCR_WORKERS: values.workers });
+  const gateway = await startOcrEvalGateway({ OCR_WORKERS: values.workers });
   try {
     console.log(`case-file-process, OCR ${gateway.model}, ${values.workers} workers, ${selected.length} files; readers: native tesseract (default + --psm 11) and the gateway's case-ocr\n`);
     const reports = await runAtMost(

@@ -8,10 +8,10 @@
  */
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { groundTruth, OCR_FIXTURES } from '../test/support/ocr-fixtures.js';
-import { characterErrorRate, pct, startOcrGateway } from '../test/support/eval-gateway.js';
-import { fixturePath } from '../test/support/paths.js';
-import { photoTruth } from '../test/support/photos.js';
+import { groundTruth, OCR_FIXTURES } from './lib/ocr-fixtures.js';
+import { characterErrorRate, pct, startOcrEvalGateway } from './lib/eval-gateway.js';
+import { fixturePath } from './lib/paths.js';
+import { photoTruth } from './lib/photos.js';
 
 type Info = { name: string | null; age: string | null; cancer_type: string | null; stage: string | null };
 
@@ -47,7 +47,7 @@ const FIELDS = ['name', 'age', 'cancer_type', 'stage'] as const;
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { workers: { type: 'string', default: '2' }, only: { type: 'string' } } });
   const selected = cases().filter((c) => !values.only || c.path.includes(values.only));
-  const gateway = await startOcrGateway({ OCR_WORKERS: values.workers });
+  const gateway = await startOcrEvalGateway({ OCR_WORKERS: values.workers });
   const fieldRight = Object.fromEntries(FIELDS.map((f) => [f, 0])) as Record<(typeof FIELDS)[number], number>;
   let fieldCases = 0;
   const cers: number[] = [];

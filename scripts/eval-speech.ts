@@ -5,10 +5,10 @@
  *   npm run eval:speech -- --model ./models/qwen2.5-7b-instruct-q4_k_m.gguf [--cases file] [--limit N]
  */
 import { parseArgs } from 'node:util';
-import { startLlmGateway } from '../test/support/gateway.js';
-import { evaluateCase, loadSpeechCases, type CaseOutcome } from '../test/support/speech-eval.js';
+import { startLlmGateway } from './lib/gateway.js';
+import { evaluateCase, loadSpeechCases, type CaseOutcome } from './lib/speech-eval.js';
+import { percentile } from './lib/stats.js';
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))] ?? 0;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { model: { type: 'string' }, cases: { type: 'string' }, limit: { type: 'string' } } });

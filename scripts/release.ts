@@ -22,7 +22,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFil
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readChecksums, sha256OfFile, writeChecksums } from '../src/platform/models/checksums.js';
-import { REPO_ROOT } from '../test/support/paths.js';
+import { REPO_ROOT } from './lib/paths.js';
 import { inspectTree, removeUnwanted, TARGETS, type Target } from './release/contents.js';
 
 const { values } = parseArgs({

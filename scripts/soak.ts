@@ -23,11 +23,11 @@ import { basename, join } from 'node:path';
 import { loadConfig } from '../src/config/index.js';
 import { OPERATIONS } from '../src/contract/operations.js';
 import { childProcessMemory } from '../src/platform/process/index.js';
-import { FAST_ASR_ENV } from '../test/support/audio.js';
-import { ensureTestModel } from '../test/support/models/make-test-model.js';
-import { ensureWhisperTestModel } from '../test/support/models/whisper-model.js';
-import { REPO_ROOT, TEST_MODELS_DIR, fixturePath } from '../test/support/paths.js';
-import { NEUTRAL_GATEWAY_ENV, freePort } from '../test/support/processes.js';
+import { FAST_ASR_ENV } from './lib/audio.js';
+import { ensureTestModel } from './lib/models/make-test-model.js';
+import { ensureWhisperTestModel } from './lib/models/whisper-model.js';
+import { REPO_ROOT, TEST_MODELS_DIR, fixturePath } from './lib/paths.js';
+import { NEUTRAL_GATEWAY_ENV, freePort } from './lib/processes.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const SAMPLE_MS = Number(process.env.SOAK_SAMPLE_SECONDS ?? (MINUTES <= 5 ? 15 : 30)) * 1000;

@@ -10,11 +10,12 @@ import { GatewayError } from '../../src/errors.js';
 import type { AsrEngine, OcrEngine, OcrPage, Transcript } from '../../src/engines/types.js';
 import { selftest, type SelftestOptions } from '../../src/cli/selftest/run.js';
 import { EXIT, verdict } from '../../src/cli/selftest/report.js';
-import { startGateway, type TestGateway } from '../support/gateway.js';
-import { fixturePath } from '../support/paths.js';
-import { freePort } from '../support/processes.js';
+import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
+import { fixturePath } from '../../scripts/lib/paths.js';
+import { freePort } from '../../scripts/lib/processes.js';
 import { speechScript } from '../support/speech-script.js';
-import { ScriptedLlmEngine, enginesWith } from '../support/test-engines.js';
+import { ScriptedLlmEngine } from '../support/test-engines.js';
+import { enginesWith } from '../../scripts/lib/stand-in-engines.js';
 
 const TOKEN = 'selftest-client-token-0123456789';
 const SECRET = 'selftest-callback-secret-0123456789';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, type LimiterSettings } from '../../src/config/index.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { REPO_ROOT } from '../../scripts/lib/paths.js';
 
 /** Runs loadConfig expecting a ConfigError and returns it. */
 function configError(env: NodeJS.ProcessEnv): ConfigError {

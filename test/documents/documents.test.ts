@@ -3,8 +3,8 @@ import { openDocument, type DocumentLimits } from '../../src/documents/index.js'
 import { removeCjkSpaces } from '../../src/engines/ocr/line-text.js';
 import { GatewayError } from '../../src/errors.js';
 import { sniffMedia } from '../../src/platform/fetch/index.js';
-import { WAV_BYTES } from '../support/file-server.js';
-import { encryptedPdf, groundTruth, readFixture, toBmp } from '../support/ocr-fixtures.js';
+import { WAV_BYTES } from '../support/media-bytes.js';
+import { encryptedPdf, groundTruth, readFixture, toBmp } from '../../scripts/lib/ocr-fixtures.js';
 
 const LIMITS: DocumentLimits = { maxPages: 10, maxPagePixels: 20_000_000 };
 

@@ -3,7 +3,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { PDFDocument } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { openPdfInWorker } from '../../src/documents/pdf-thread.js';
-import { fixturePath } from '../support/paths.js';
+import { fixturePath } from '../../scripts/lib/paths.js';
 
 const LIMITS = { maxPages: 100, maxPagePixels: 20_000_000 };
 

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureTestModel } from '../support/models/make-test-model.js';
+import { ensureTestModel } from '../../scripts/lib/models/make-test-model.js';
 import { adviceGatewayEnv, adviceRequest as body, anyInState, jobState } from '../support/advice-jobs.js';
-import { postJson } from '../support/gateway.js';
-import { ProcessSet, freePort, until } from '../support/processes.js';
-import { TEST_MODELS_DIR } from '../support/paths.js';
+import { postJson } from '../../scripts/lib/gateway.js';
+import { ProcessSet, freePort, until } from '../../scripts/lib/processes.js';
+import { TEST_MODELS_DIR } from '../../scripts/lib/paths.js';
 import { seededRandom } from '../support/random.js';
 
 const SECRET = 'crash-test-secret-0123456789';

@@ -7,9 +7,9 @@ import { OPERATIONS } from '../../src/contract/operations.js';
 import type { LlamaCppEngine } from '../../src/engines/llm/index.js';
 import { readyStatus, STARTING_RETRY_AFTER_SECONDS } from '../../src/engines/readiness.js';
 import { createEngines } from '../../src/engines/registry.js';
-import { ensureTestModel } from '../support/models/make-test-model.js';
-import { TEST_MODELS_DIR } from '../support/paths.js';
-import { startGateway, type TestGateway } from '../support/gateway.js';
+import { ensureTestModel } from '../../scripts/lib/models/make-test-model.js';
+import { TEST_MODELS_DIR } from '../../scripts/lib/paths.js';
+import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
 
 const LOAD_WITHIN_MS = 60_000;
 

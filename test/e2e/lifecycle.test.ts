@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileReference, startFileServer } from '../support/file-server.js';
-import { VALID_BODIES } from '../support/gateway.js';
-import { fixturePath } from '../support/paths.js';
-import { NEUTRAL_GATEWAY_ENV, freePort, spawnFromSource } from '../support/processes.js';
+import { fileReference, startFileServer } from '../../scripts/lib/file-server.js';
+import { VALID_BODIES } from '../support/valid-bodies.js';
+import { fixturePath } from '../../scripts/lib/paths.js';
+import { NEUTRAL_GATEWAY_ENV, freePort, spawnFromSource } from '../../scripts/lib/processes.js';
 
 const READY_WITHIN_MS = 15_000;
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTestModel } from '../support/models/make-test-model.js';
-import { startLlmGateway, type TestGateway } from '../support/gateway.js';
-import { evaluateCase, loadSpeechCases, type SpeechCase } from '../support/speech-eval.js';
-import { TEST_MODELS_DIR } from '../support/paths.js';
+import { ensureTestModel } from '../../scripts/lib/models/make-test-model.js';
+import { startLlmGateway, type TestGateway } from '../../scripts/lib/gateway.js';
+import { evaluateCase, loadSpeechCases, type SpeechCase } from '../../scripts/lib/speech-eval.js';
+import { TEST_MODELS_DIR } from '../../scripts/lib/paths.js';
 
 /**
  * The real path end to end: node-llama-cpp loads a random-weight model in its child process,

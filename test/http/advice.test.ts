@@ -6,9 +6,10 @@ import { adviceJobStatus } from '../../src/contract/advice.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import { GatewayError } from '../../src/errors.js';
 import { verifyCallback } from '../../src/operations/report-advice-draft/callbacks/signature.js';
-import { startGateway, type TestGateway } from '../support/gateway.js';
+import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
 import { startPlatform as startSupportPlatform, type Platform } from '../support/platform.js';
-import { ScriptedLlmEngine, enginesWith, type ScriptedAnswer } from '../support/test-engines.js';
+import { ScriptedLlmEngine, type ScriptedAnswer } from '../support/test-engines.js';
+import { enginesWith } from '../../scripts/lib/stand-in-engines.js';
 import { waitFor } from '../support/wait.js';
 
 const PATH = '/ai/v1/report-advice-draft';

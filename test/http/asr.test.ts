@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureWhisperTestModel } from '../support/models/whisper-model.js';
+import { ensureWhisperTestModel } from '../../scripts/lib/models/whisper-model.js';
 import { silentPcmWav } from '../../src/engines/asr/wav.js';
 import {
   AUDIO_FIXTURES,
@@ -16,13 +16,14 @@ import {
   loadRecordings,
   writeAmrFile,
   type Recording,
-} from '../support/audio.js';
-import { startFileServer, PNG_BYTES, type FileServer } from '../support/file-server.js';
-import { baseUrl, postJson, startGateway, type TestGateway } from '../support/gateway.js';
+} from '../../scripts/lib/audio.js';
+import { startFileServer, type FileServer } from '../../scripts/lib/file-server.js';
+import { PNG_BYTES } from '../support/media-bytes.js';
+import { baseUrl, postJson, startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
 import { enginesWithAsr } from '../support/test-engines.js';
 import { loadConfig } from '../../src/config/index.js';
 import { WhisperEngine } from '../../src/engines/asr/index.js';
-import { TEST_MODELS_DIR } from '../support/paths.js';
+import { TEST_MODELS_DIR } from '../../scripts/lib/paths.js';
 import { describeWithTools } from '../support/tools.js';
 import { readyStatus, settledStatus } from '../../src/engines/readiness.js';
 

@@ -5,13 +5,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/contract/operations.js';
 import { readyStatus } from '../../src/engines/readiness.js';
-import { AUDIO_FIXTURES, FAST_ASR_ENV, asrToolsMissing, ffmpegConvert } from '../support/audio.js';
+import { AUDIO_FIXTURES, FAST_ASR_ENV, asrToolsMissing, ffmpegConvert } from '../../scripts/lib/audio.js';
 import { FUZZ } from '../support/contract-fuzz.js';
-import { startFileServer, type FileServer } from '../support/file-server.js';
-import { startGateway, type TestGateway } from '../support/gateway.js';
+import { startFileServer, type FileServer } from '../../scripts/lib/file-server.js';
+import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
 import { applyMutation, mutations } from '../support/hostile-files.js';
-import { ensureWhisperTestModel } from '../support/models/whisper-model.js';
-import { TEST_MODELS_DIR } from '../support/paths.js';
+import { ensureWhisperTestModel } from '../../scripts/lib/models/whisper-model.js';
+import { TEST_MODELS_DIR } from '../../scripts/lib/paths.js';
 import { describeWithTools } from '../support/tools.js';
 
 /** One second of speech in each container; the WAV as 16-bit PCM with the canonical 44-byte header. */

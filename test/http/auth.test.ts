@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenMatches } from '../../src/http/auth.js';
 import { createHash } from 'node:crypto';
-import { OPERATION_PATHS, VALID_BODIES, startGateway, type TestGateway } from '../support/gateway.js';
+import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
+import { OPERATION_PATHS, VALID_BODIES } from '../support/valid-bodies.js';
 
 describe('with API_TOKENS set', () => {
   let gateway: TestGateway;

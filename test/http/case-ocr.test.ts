@@ -8,12 +8,14 @@ import { caseOcrResponse } from '../../src/contract/case-files.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createOcrEngine } from '../../src/engines/ocr/index.js';
 import { removeCjkSpaces } from '../../src/engines/ocr/line-text.js';
-import { startFileServer, WAV_BYTES, type FileServer, fileReference, type FileReferenceBody } from '../support/file-server.js';
-import { OCR_ENV, OCR_START_WITHIN_MS, startOcrGateway, type TestGateway, postFiles } from '../support/gateway.js';
-import { groundTruth, readFixture } from '../support/ocr-fixtures.js';
-import { ScriptedLlmEngine, enginesWith } from '../support/test-engines.js';
-import { fixturePath } from '../support/paths.js';
-import { photoTruth } from '../support/photos.js';
+import { startFileServer, type FileServer, fileReference, type FileReferenceBody } from '../../scripts/lib/file-server.js';
+import { WAV_BYTES } from '../support/media-bytes.js';
+import { OCR_ENV, OCR_START_WITHIN_MS, startOcrGateway, type TestGateway, postFiles } from '../../scripts/lib/gateway.js';
+import { groundTruth, readFixture } from '../../scripts/lib/ocr-fixtures.js';
+import { ScriptedLlmEngine } from '../support/test-engines.js';
+import { enginesWith } from '../../scripts/lib/stand-in-engines.js';
+import { fixturePath } from '../../scripts/lib/paths.js';
+import { photoTruth } from '../../scripts/lib/photos.js';
 
 const PATH = '/ai/v1/case-ocr';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/contract/operations.js';
 import { ERROR_KINDS, type ErrorKind } from '../../src/errors.js';
 import { ECHO_MARKER, FUZZ, hostileBodies } from '../support/contract-fuzz.js';
-import { startGateway, type TestGateway } from '../support/gateway.js';
+import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
 
 /**
  * Contract fuzzing through the public interface (`npm run fuzz` runs it long): every route gets

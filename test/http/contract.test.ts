@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/contract/operations.js';
 import { LIMITS } from '../../src/contract/limits.js';
-import { OPERATION_PATHS, VALID_BODIES, startGateway, type TestGateway } from '../support/gateway.js';
+import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
+import { OPERATION_PATHS, VALID_BODIES } from '../support/valid-bodies.js';
 
 let gateway: TestGateway;
 beforeAll(async () => {

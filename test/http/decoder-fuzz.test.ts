@@ -5,11 +5,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/contract/operations.js';
 import { FUZZ } from '../support/contract-fuzz.js';
-import { fileReference, startFileServer, type FileServer } from '../support/file-server.js';
-import { startGateway, postFiles, type TestGateway } from '../support/gateway.js';
+import { fileReference, startFileServer, type FileServer } from '../../scripts/lib/file-server.js';
+import { startGateway, postFiles, type TestGateway } from '../../scripts/lib/gateway.js';
 import { HOSTILE_PDFS, applyMutation, mutations } from '../support/hostile-files.js';
-import { fixturePath } from '../support/paths.js';
-import { BlankOcrEngine, enginesWith } from '../support/test-engines.js';
+import { fixturePath } from '../../scripts/lib/paths.js';
+import { BlankOcrEngine, enginesWith } from '../../scripts/lib/stand-in-engines.js';
 import { readFileSync } from 'node:fs';
 
 /** A 24-bit BMP of `width` × `height` grey pixels (no fixture: sharp cannot write BMP). */

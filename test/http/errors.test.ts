@@ -1,7 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { baseUrl, postJson, startGateway, VALID_BODIES, type TestGateway } from '../support/gateway.js';
+import { baseUrl, postJson, startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
+import { VALID_BODIES } from '../support/valid-bodies.js';
 import { FakeAsrEngine, enginesWithAsr } from '../support/test-engines.js';
-import { PNG_BYTES, WAV_BYTES, startFileServer, type FileServer } from '../support/file-server.js';
+import { startFileServer, type FileServer } from '../../scripts/lib/file-server.js';
+import { PNG_BYTES, WAV_BYTES } from '../support/media-bytes.js';
 
 const ASR = '/ai/v1/asr';
 let files: FileServer;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStores, type Stores } from '../../src/platform/store/index.js';
-import { startGateway, type TestGateway } from '../support/gateway.js';
+import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
 
 let gateway: TestGateway;
 let stores: Stores;

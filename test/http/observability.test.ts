@@ -4,9 +4,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATION_PATHS, VALID_BODIES, startGateway, type TestGateway } from '../support/gateway.js';
+import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
+import { OPERATION_PATHS, VALID_BODIES } from '../support/valid-bodies.js';
 import { FakeAsrEngine, enginesWithAsr } from '../support/test-engines.js';
-import { WAV_BYTES, startFileServer, type FileServer } from '../support/file-server.js';
+import { startFileServer, type FileServer } from '../../scripts/lib/file-server.js';
+import { WAV_BYTES } from '../support/media-bytes.js';
 
 describe('/healthz and /readyz', () => {
   let modelsDir: string;

@@ -6,8 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStores } from '../../src/platform/store/index.js';
 import { speechProcessResponse } from '../../src/contract/speech.js';
 import { GatewayError } from '../../src/errors.js';
-import { startGateway, type TestGateway } from '../support/gateway.js';
-import { ScriptedLlmEngine, enginesWith, type ScriptedAnswer } from '../support/test-engines.js';
+import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
+import { ScriptedLlmEngine, type ScriptedAnswer } from '../support/test-engines.js';
+import { enginesWith } from '../../scripts/lib/stand-in-engines.js';
 import { readJudgePrompt, speechScript } from '../support/speech-script.js';
 
 const PATH = '/ai/v1/speech-process';

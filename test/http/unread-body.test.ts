@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/contract/operations.js';
-import { startGateway, type TestGateway } from '../support/gateway.js';
+import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
 import { slowPost } from '../support/slow-client.js';
 
 const FIVE_MB = 5 * 1024 * 1024;

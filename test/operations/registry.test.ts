@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { errorBody } from '../../src/contract/errors.js';
 import type { OperationContract } from '../../src/contract/operations.js';
 import { GATEWAY_OPERATIONS, type Operation } from '../../src/operations/index.js';
-import { startGateway, type TestGateway } from '../support/gateway.js';
+import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
 
 const echoRequest = z.object({ request_id: z.string().min(1), text: z.string().min(1).max(100) });
 const echoResponse = z.object({ request_id: z.string(), text: z.string(), times_seen: z.number().int() });

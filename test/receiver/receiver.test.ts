@@ -12,7 +12,7 @@ import { signCallback } from '../../src/operations/report-advice-draft/callbacks
 import { createLogger } from '../../src/platform/logger.js';
 import { buildReceiverApp, type ReceiverOptions } from '../../src/receiver/app.js';
 import { openReceiverDatabase } from '../../src/receiver/store.js';
-import { freePort, spawnFromSource } from '../support/processes.js';
+import { freePort, spawnFromSource } from '../../scripts/lib/processes.js';
 
 const SECRET = 'receiver-test-secret-0123456789';
 const REQUEST_ID = 'req-advice-1';

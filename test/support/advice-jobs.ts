@@ -1,6 +1,6 @@
 /** AI-3 through real gateway processes: a request body, a job's state as GET reports it, the gateway's settings. */
-import { TEST_MODELS_DIR } from './paths.js';
-import { NEUTRAL_GATEWAY_ENV } from './processes.js';
+import { TEST_MODELS_DIR } from '../../scripts/lib/paths.js';
+import { NEUTRAL_GATEWAY_ENV } from '../../scripts/lib/processes.js';
 
 export const adviceRequest = (requestId: string) => ({
   request_id: requestId,

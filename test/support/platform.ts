@@ -7,7 +7,7 @@ import { REFERENCE_REPORT_PATH } from '../../src/contract/advice.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { buildReceiverApp } from '../../src/receiver/app.js';
 import { openReceiverDatabase } from '../../src/receiver/store.js';
-import { startFileServer } from './file-server.js';
+import { startFileServer } from '../../scripts/lib/file-server.js';
 
 export interface ReceivedCallback {
   headers: IncomingHttpHeaders;

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { sql } from 'kysely';
 import { ADVICE_JOB_MIGRATIONS, SqlAdviceJobStore, type AdviceJobStore } from '../../src/operations/report-advice-draft/job-store.js';
 import { openStores, type StoreOptions, type Stores } from '../../src/platform/store/index.js';
-import { postgresMissing, startPostgres, type TestPostgres } from './postgres.js';
+import { postgresMissing, startPostgres, type TestPostgres } from '../../scripts/lib/postgres.js';
 import { describeWithTools } from './tools.js';
 
 export interface OpenedStores {

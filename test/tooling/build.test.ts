@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../support/paths.js';
+import { REPO_ROOT } from '../../scripts/lib/paths.js';
 
 const SOURCE = join(REPO_ROOT, 'src/http/console/assets');
 const BUILT = join(REPO_ROOT, 'dist/http/console/assets');

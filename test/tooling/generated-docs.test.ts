@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { settingsByEnv } from '../../src/config/define.js';
 import { configurationReference } from '../../src/config/reference.js';
 import { SETTINGS } from '../../src/config/settings.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { REPO_ROOT } from '../../scripts/lib/paths.js';
 
 const run = promisify(execFile);
 

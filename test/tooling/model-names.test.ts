@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifest } from '../../src/platform/models/manifest.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { REPO_ROOT } from '../../scripts/lib/paths.js';
 
 const read = (file: string) => readFileSync(join(REPO_ROOT, file), 'utf8');
 const DOCUMENTS = ['docs/operators-guide.md', 'models/README.md', 'README.md', 'docker-compose.yml', 'Dockerfile', 'Dockerfile.gpu'];

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadManifest } from '../../src/platform/models/manifest.js';
 import { bundleProfile, fetchProfile, installBundle, verifyModels } from '../../src/cli/model-commands.js';
-import { startFileServer, type FileServer } from '../support/file-server.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { startFileServer, type FileServer } from '../../scripts/lib/file-server.js';
+import { REPO_ROOT } from '../../scripts/lib/paths.js';
 
 const MODEL = Buffer.from('GGUF'.repeat(50_000)); // 200 kB stand-in for a model file
 const VOCAB = Buffer.from('whisper'.repeat(1_000));

@@ -6,6 +6,8 @@ import { WhisperEngine } from './engine.js';
 
 export { WhisperEngine, findExecutable, type WhisperEngineOptions } from './engine.js';
 export { joinSegmentTexts } from './transcript-text.js';
+export { ffmpegArgs } from './ffmpeg.js';
+export { whisperArgs, type WhisperSettings } from './whisper-cli.js';
 
 /** The whisper.cpp engine for `settings`, its model (and VAD model) already located. */
 export function createAsrEngine(

@@ -2,12 +2,12 @@ import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureWhisperTestModel } from '../../support/models/whisper-model.js';
+import { ensureWhisperTestModel } from '../../../scripts/lib/models/whisper-model.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { WhisperEngine } from '../../../src/engines/asr/index.js';
 import { GatewayError } from '../../../src/errors.js';
-import { FAST_ASR_ENV, asrToolsMissing, isProcessAlive, writeLongRecording } from '../../support/audio.js';
-import { TEST_MODELS_DIR } from '../../support/paths.js';
+import { FAST_ASR_ENV, asrToolsMissing, isProcessAlive, writeLongRecording } from '../../../scripts/lib/audio.js';
+import { TEST_MODELS_DIR } from '../../../scripts/lib/paths.js';
 import { describeWithTools } from '../../support/tools.js';
 import { settledStatus } from '../../../src/engines/readiness.js';
 

@@ -13,8 +13,8 @@ import { LlamaCppEngine, type LlamaCppEngineOptions } from '../../../src/engines
 import type { ChatMessage } from '../../../src/engines/types.js';
 import { GatewayError } from '../../../src/errors.js';
 import { createLogger } from '../../../src/platform/logger.js';
-import { ensureTestModel } from '../../support/models/make-test-model.js';
-import { TEST_MODELS_DIR } from '../../support/paths.js';
+import { ensureTestModel } from '../../../scripts/lib/models/make-test-model.js';
+import { TEST_MODELS_DIR } from '../../../scripts/lib/paths.js';
 
 /** The tokenizer cache is shared; the model file is this test's own, so nobody rewrites it mid-run. */
 const MODELS_DIR = TEST_MODELS_DIR;

@@ -2,9 +2,9 @@ import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTestModel } from '../../support/models/make-test-model.js';
-import { startGateway } from '../../support/gateway.js';
-import { TEST_MODELS_DIR } from '../../support/paths.js';
+import { ensureTestModel } from '../../../scripts/lib/models/make-test-model.js';
+import { startGateway } from '../../../scripts/lib/gateway.js';
+import { TEST_MODELS_DIR } from '../../../scripts/lib/paths.js';
 import { settledStatus } from '../../../src/engines/readiness.js';
 
 let dir: string;

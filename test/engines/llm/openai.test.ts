@@ -8,8 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { OpenAiEngine, estimateTokens, type OpenAiEngineOptions } from '../../../src/engines/llm/index.js';
 import { GatewayError } from '../../../src/errors.js';
-import { startFileServer, type FileServer } from '../../support/file-server.js';
-import { freePort } from '../../support/processes.js';
+import { startFileServer, type FileServer } from '../../../scripts/lib/file-server.js';
+import { freePort } from '../../../scripts/lib/processes.js';
 
 const MODEL = 'qwen2.5-7b-instruct';
 const Answer = z.object({

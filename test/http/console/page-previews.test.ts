@@ -6,8 +6,8 @@ import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStores, type Stores } from '../../../src/platform/store/index.js';
-import { startGateway, type TestGateway } from '../../support/gateway.js';
-import { fixturePath } from '../../support/paths.js';
+import { startGateway, type TestGateway } from '../../../scripts/lib/gateway.js';
+import { fixturePath } from '../../../scripts/lib/paths.js';
 
 const TOKEN = 'console-pages-token-0123456789';
 const AUTH = { authorization: `Bearer ${TOKEN}` };

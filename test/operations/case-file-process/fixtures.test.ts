@@ -4,8 +4,8 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { DOCUMENT_CATEGORIES } from '../../../src/contract/case-files.js';
-import { DEID_FIXTURES, deidCases, deidGroundTruth, isValidResidentId, residentIdCheckDigit } from '../../support/deid-fixtures.js';
-import { fixturePath } from '../../support/paths.js';
+import { DEID_FIXTURES, deidCases, deidGroundTruth, isValidResidentId, residentIdCheckDigit } from '../../../scripts/lib/deid-fixtures.js';
+import { fixturePath } from '../../../scripts/lib/paths.js';
 
 const truth = deidGroundTruth();
 const files = Object.keys(truth);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { speechProcessRequest } from '../../../src/contract/speech.js';
-import { fixturePath } from '../../support/paths.js';
+import { fixturePath } from '../../../scripts/lib/paths.js';
 
 /**
  * The labelled speech-process fixtures are data for judging coverage; this only checks that

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADVICE_JOB_MIGRATIONS } from '../../../src/operations/report-advice-draft/job-store.js';
 import { ARTIFACT_MIGRATIONS, BLOB_MIGRATIONS, SECRET_MIGRATIONS } from '../../../src/platform/store/index.js';
-import { postgresMissing, startPostgres, withClient, type TestPostgres } from '../../support/postgres.js';
+import { postgresMissing, startPostgres, withClient, type TestPostgres } from '../../../scripts/lib/postgres.js';
 import { openGatewayStores } from '../../support/store-backends.js';
 import { describeWithTools } from '../../support/tools.js';
 

@@ -20,10 +20,10 @@ import { prepareOcrModels } from '../../../../src/engines/ocr/ppocr/prepare/prep
 import { loadConfig } from '../../../../src/config/index.js';
 import { sha256OfFile } from '../../../../src/platform/models/checksums.js';
 import { exactInt8DotProducts } from '../../../../src/platform/cpu.js';
-import { characterErrorRate } from '../../../support/eval-gateway.js';
-import { groundTruth, readFixture } from '../../../support/ocr-fixtures.js';
-import { fixturePath } from '../../../support/paths.js';
-import { photoTruth } from '../../../support/photos.js';
+import { characterErrorRate } from '../../../../scripts/lib/eval-gateway.js';
+import { groundTruth, readFixture } from '../../../../scripts/lib/ocr-fixtures.js';
+import { fixturePath } from '../../../../scripts/lib/paths.js';
+import { photoTruth } from '../../../../scripts/lib/photos.js';
 
 const SETTINGS: PpOcrSettings = {
   workers: 1,

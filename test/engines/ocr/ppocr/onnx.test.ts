@@ -12,7 +12,7 @@ import { RECOGNISER_CALIBRATION } from '../../../../src/engines/ocr/ppocr/prepar
 import { sha256OfFile } from '../../../../src/platform/models/checksums.js';
 import { exactInt8DotProducts } from '../../../../src/platform/cpu.js';
 import sharp from 'sharp';
-import { fixturePath } from '../../../support/paths.js';
+import { fixturePath } from '../../../../scripts/lib/paths.js';
 import { bytesField, floatField, readFields, stringField, varintField, WireType, writeFields, type Field } from '../../../../src/engines/ocr/ppocr/prepare/onnx/wire.js';
 
 describe('protobuf wire format', () => {

@@ -10,9 +10,9 @@ import { loadConfig } from '../../../../src/config/index.js';
 import { createTesseractEngine, TesseractOcrEngine } from '../../../../src/engines/ocr/index.js';
 import { traineddataProblem } from '../../../../src/engines/ocr/tesseract/traineddata.js';
 import { createEngines } from '../../../../src/engines/registry.js';
-import { readFixture } from '../../../support/ocr-fixtures.js';
+import { readFixture } from '../../../../scripts/lib/ocr-fixtures.js';
 import { itWithTools } from '../../../support/tools.js';
-import { REPO_ROOT } from '../../../support/paths.js';
+import { REPO_ROOT } from '../../../../scripts/lib/paths.js';
 
 const NPM_ENG_TRAINEDDATA = join(REPO_ROOT, 'node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz');
 

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Operation } from '../../src/operations/index.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
-import type { EngineSet } from '../../src/engines/types.js';
+import type { EngineName, EngineSet, EngineStatus } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { FileReferenceBody } from './file-server.js';
 import { readyStatus } from '../../src/engines/readiness.js';
@@ -21,12 +21,22 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+export interface StartOptions {
+  engines?: EngineSet;
+  operations?: readonly Operation[];
+  /** On a free loopback port, or on the one given (when the links it hands out must name it). */
+  listen?: boolean | number;
+  dataDir?: string;
+  keepDataDir?: boolean;
+}
+
+/** A gateway whose engine has finished starting, with that engine's status. */
+export interface ReadyGateway extends TestGateway {
+  status: EngineStatus;
+}
+
 /** Builds the real app on a fresh data dir, logging at debug into memory. */
-export async function startGateway(
-  env: NodeJS.ProcessEnv = {},
-  /** listen: on a free loopback port, or on the one given (when the links it hands out must name it). */
-  options: { engines?: EngineSet; operations?: readonly Operation[]; listen?: boolean | number; dataDir?: string; keepDataDir?: boolean } = {},
-): Promise<TestGateway> {
+export async function startGateway(env: NodeJS.ProcessEnv = {}, options: StartOptions = {}): Promise<TestGateway> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'gateway-test-')));
   // OCR workers take seconds of CPU to start: only tests that read documents turn them on. The
   // data dir is always this one, even when `env` is a shell's (the evals pass process.env).
@@ -58,14 +68,32 @@ export async function startGateway(
   };
 }
 
+/**
+ * startGateway, then waits until its `engine` is ready, at most `readyWithinMs` (the time its
+ * model takes to load with these settings on this machine); closes it when it is not.
+ */
+export async function startReadyGateway(
+  engine: EngineName,
+  readyWithinMs: number,
+  env: NodeJS.ProcessEnv = {},
+  options: StartOptions = {},
+): Promise<ReadyGateway> {
+  const gateway = await startGateway(env, options);
+  try {
+    return { ...gateway, status: await readyStatus(engine, () => gateway.app.engineStatus(engine), readyWithinMs) };
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
+}
+
 export const OCR_ENV = { OCR_ENGINE: 'ppocr', OCR_WORKERS: '1', OCR_THREADS: '1', FETCH_ALLOW_LOOPBACK: 'true' };
+/** One PP-OCR worker loading its models. */
 export const OCR_START_WITHIN_MS = 60_000;
 
 /** The gateway with the real OCR engine (one worker), once its worker has loaded. */
-export async function startOcrGateway(options: Parameters<typeof startGateway>[1] = {}): Promise<TestGateway> {
-  const started = await startGateway(OCR_ENV, options);
-  await readyStatus('ocr', () => started.app.engineStatus('ocr'), OCR_START_WITHIN_MS);
-  return started;
+export function startOcrGateway(options: StartOptions = {}): Promise<ReadyGateway> {
+  return startReadyGateway('ocr', OCR_START_WITHIN_MS, OCR_ENV, options);
 }
 
 /** A real-sized model on a CPU takes minutes to load. */
@@ -75,15 +103,8 @@ const LLM_START_LIMIT_MS = 10 * 60_000;
  * The gateway with the LLM engine on `modelPath` (the other settings from the environment, as an
  * operator would run it), once the model has loaded.
  */
-export async function startLlmGateway(modelPath: string, env: Record<string, string> = {}): Promise<TestGateway> {
-  const gateway = await startGateway({ ...process.env, LOG_LEVEL: 'warn', ...env, LLM_MODEL: resolve(modelPath) });
-  try {
-    await readyStatus('llm', () => gateway.app.engineStatus('llm'), LLM_START_LIMIT_MS);
-  } catch (error) {
-    await gateway.close();
-    throw error;
-  }
-  return gateway;
+export function startLlmGateway(modelPath: string, env: Record<string, string> = {}): Promise<ReadyGateway> {
+  return startReadyGateway('llm', LLM_START_LIMIT_MS, { ...process.env, LOG_LEVEL: 'warn', ...env, LLM_MODEL: resolve(modelPath) });
 }
 
 /** POSTs files to a document operation; the status and the parsed body. */
@@ -97,37 +118,6 @@ export function baseUrl(app: FastifyInstance): string {
   if (!address || typeof address === 'string') throw new Error('the app is not listening');
   return `http://127.0.0.1:${address.port}`;
 }
-
-export const VALID_BODIES = {
-  '/ai/v1/speech-process': {
-    request_id: 'req-1',
-    cancer_type: '肺癌',
-    standard_department_code: 'RAD',
-    points: [
-      { seq: 1, name: '影像学表现' },
-      { seq: 2, name: '分期意见' },
-    ],
-    speech_text: '右肺上叶见肿块，分期T2N1M0。',
-  },
-  '/ai/v1/report-advice-draft': {
-    request_id: 'req-2',
-    cancer_type: '肺癌',
-    case_summary: { diagnosis: '右肺腺癌', key_question: '是否手术' },
-    dept_opinions: [{ dept: '胸外科', content: '建议手术', supplements: [{ doctor: '张医生', content: '完善检查' }] }],
-  },
-  '/ai/v1/case-file-process': {
-    request_id: 'req-3',
-    files: [{ upload_file_id: 1, bucket: 'b', object_key: 'k/1.jpg', file_name: '1.jpg', file_url: 'http://127.0.0.1:9/1.jpg' }],
-  },
-  '/ai/v1/case-ocr': {
-    request_id: 'req-4',
-    files: [{ upload_file_id: 1, bucket: 'b', object_key: 'k/1.jpg', file_name: '1.jpg', file_url: 'http://127.0.0.1:9/1.jpg' }],
-  },
-  '/ai/v1/asr': { request_id: 'req-5', voice_url: 'http://127.0.0.1:9/1.wav' },
-} as const;
-
-export type OperationPath = keyof typeof VALID_BODIES;
-export const OPERATION_PATHS = Object.keys(VALID_BODIES) as OperationPath[];
 
 export interface PlainResponse {
   status: number;

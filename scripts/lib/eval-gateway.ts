@@ -7,10 +7,9 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { CaseOcrResponse } from '../../src/contract/case-files.js';
-import { readyStatus } from '../../src/engines/readiness.js';
 import { editDistance } from './error-rates.js';
 import { startFileServer } from './file-server.js';
-import { baseUrl as baseUrlOf, startGateway } from './gateway.js';
+import { baseUrl as baseUrlOf, startReadyGateway } from './gateway.js';
 
 export interface GatewayAnswer<T> {
   status: number;
@@ -18,7 +17,7 @@ export interface GatewayAnswer<T> {
   ms: number;
 }
 
-export interface OcrGateway {
+export interface OcrEvalGateway {
   /** POSTs one case-ocr request for these local files; throws on a non-200 answer. */
   caseOcr(paths: string[]): Promise<{ body: CaseOcrResponse; ms: number }>;
   /** POSTs a request of `{request_id, files}` for these local files to an operation's route, e.g. `/ai/v1/case-file-process`. */
@@ -29,14 +28,20 @@ export interface OcrGateway {
   close(): Promise<void>;
 }
 
-const OCR_START_LIMIT_MS = 120_000;
+/** The operator's OCR settings: as many workers as OCR_WORKERS names, loading their models at once. */
+const OCR_START_WITHIN_MS = 120_000;
 
-export async function startOcrGateway(env: Record<string, string> = {}): Promise<OcrGateway> {
-  const gateway = await startGateway(
+/**
+ * The gateway with the OCR engine the environment configures, listening, once its workers have
+ * loaded; a file server that hands it the local files named in each request.
+ */
+export async function startOcrEvalGateway(env: Record<string, string> = {}): Promise<OcrEvalGateway> {
+  const gateway = await startReadyGateway(
+    'ocr',
+    OCR_START_WITHIN_MS,
     { OCR_ENGINE: 'ppocr', ...process.env, LOG_LEVEL: 'warn', FETCH_ALLOW_LOOPBACK: 'true', ...env },
     { listen: true },
   );
-  const status = await readyStatus('ocr', () => gateway.app.engineStatus('ocr'), OCR_START_LIMIT_MS);
   // Serves any local file the eval names: `/file?path=<absolute path>`.
   const files = await startFileServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://x').searchParams.get('path') ?? '';
@@ -66,7 +71,7 @@ export async function startOcrGateway(env: Record<string, string> = {}): Promise
     return { status: response.status, body: (await response.json()) as GatewayAnswer<T>['body'], ms: performance.now() - started };
   };
   return {
-    model: status.model ?? '?',
+    model: gateway.status.model ?? '?',
     baseUrl,
     postFiles,
     caseOcr: async (paths) => {

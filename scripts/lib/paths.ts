@@ -2,8 +2,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Where the tests' files are, found from this file rather than the working directory, so the
- * suite runs from anywhere.
+ * Where the repository's files are, found from this file rather than the working directory, so
+ * the tests and the scripts run from anywhere.
  */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 

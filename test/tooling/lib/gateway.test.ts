@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startGateway } from './gateway.js';
+import { startGateway } from '../../../scripts/lib/gateway.js';
 
 describe('startGateway', () => {
   it('keeps its own data dir when the environment names another (the evals pass the shell’s)', async () => {

@@ -21,7 +21,7 @@ import {
   type GgufMetadata,
   type GgufTensorSpec,
   type GgufValue,
-} from './gguf.js';
+} from '../../../../scripts/lib/models/gguf.js';
 
 let dir: string;
 

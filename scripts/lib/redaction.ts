@@ -5,8 +5,7 @@
  * over them. And pages turned and tilted as a phone on a desk would take them.
  */
 import sharp from 'sharp';
-import { homography, project } from '../../src/engines/ocr/ppocr/geometry.js';
-import { insideQuad, turnPoint, type Point, type Quad } from '../../src/engines/ocr/plane.js';
+import { homography, insideQuad, project, turnPoint, type Point, type Quad } from '../../src/engines/ocr/index.js';
 import type { PageGlyphs } from './deid-fixtures.js';
 import { pagesOf } from './independent-reader.js';
 

@@ -189,6 +189,8 @@ export async function ensureWhisperTestModel(options: {
   const shape = WHISPER_SHAPES[shapeName];
   const seed = options.seed ?? 42;
   const path = resolve(join(options.modelsDir, whisperModelFileName(shapeName)));
+  // The sidecar's description decides whether a model on disk is reused: it names the generator
+  // where it first lived, so the models already generated stay valid.
   const description = `Random weights, not a trained model: mdt-ai-gateway test/support/models/whisper-model.ts ${JSON.stringify({ generator: GENERATOR_VERSION, shape: shapeName, seed })}`;
   const found = await existing(path, description);
   if (found) return found;

@@ -1,17 +1,11 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
-import { silentPcmWav } from '../../src/engines/asr/wav.js';
-
-/** 10 ms of 16 kHz silence: a real WAV, enough for magic-byte sniffing. */
-export const WAV_BYTES = silentPcmWav(10);
-
-export const PNG_BYTES = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 
 export interface FileServer {
   url(path: string): string;
   close(): Promise<void>;
 }
 
-/** A local HTTP server on 127.0.0.1 for fetch tests. */
+/** A local HTTP server on 127.0.0.1 that the gateway fetches files from. */
 export async function startFileServer(handler: RequestListener): Promise<FileServer> {
   const server: Server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

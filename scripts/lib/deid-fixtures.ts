@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { DocumentCategory } from '../../src/contract/case-files.js';
-import type { Quad } from '../../src/engines/ocr/plane.js';
+import type { Quad } from '../../src/engines/ocr/index.js';
 import { fixturePath } from './paths.js';
 import { photoTruth } from './photos.js';
 

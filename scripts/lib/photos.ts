@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { QuarterTurn } from '../../src/engines/ocr/plane.js';
+import type { QuarterTurn } from '../../src/engines/ocr/index.js';
 import type { PlantedGlyphs } from './deid-fixtures.js';
 import { fixturePath } from './paths.js';
 

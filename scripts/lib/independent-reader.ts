@@ -13,7 +13,7 @@ import sharp from 'sharp';
 import type { CaseFileProcessResponse } from '../../src/contract/case-files.js';
 import { loadPdf, render } from '../../src/documents/pdf.js';
 import { DEIDENTIFICATION_STAGES as DEID_STAGES, type DeidentificationStage as DeidStage } from '../../src/operations/case-file-process/redact-page.js';
-import type { OcrGateway } from './eval-gateway.js';
+import type { OcrEvalGateway } from './eval-gateway.js';
 
 const run = promisify(execFile);
 const TESSERACT = '/usr/bin/tesseract';
@@ -27,7 +27,7 @@ export type DeidOutcome =
   | { ok: false; status: number; kind: string; ms: number };
 
 /** Runs one file through case-file-process and downloads its de-identified file. */
-export async function deidentify(gateway: OcrGateway, path: string): Promise<DeidOutcome> {
+export async function deidentify(gateway: OcrEvalGateway, path: string): Promise<DeidOutcome> {
   const { status, body, ms } = await gateway.postFiles<CaseFileProcessResponse>('/ai/v1/case-file-process', [path]);
   if ('error' in body) return { ok: false, status, kind: body.error.kind, ms };
   const result = body.results[0]!;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countErrors, editDistance, errorRate } from './error-rates.js';
+import { countErrors, editDistance, errorRate } from '../../../scripts/lib/error-rates.js';
 
 describe('ASR error rates', () => {
   it('edit distance counts substitutions, insertions and deletions', () => {
