@@ -113,7 +113,7 @@ async function throughGateway(modelPath: string) {
     CALLBACK_SECRET: SECRET,
     LLM_THREADS: args.threads,
     LLM_PARALLEL: args.parallel,
-    ADVICE_CONCURRENCY: args.parallel,
+    ADVICE_MAX_RUNNING: args.parallel,
     ADVICE_DRAFT_ATTEMPTS: '1',
     LOG_LEVEL: 'error',
     ...(database ? { DATABASE_URL: database.url } : {}),

@@ -2,7 +2,7 @@
  * What the gateway adds to whisper.cpp: the same 16 kHz WAV transcribed by whisper-cli run
  * directly and through POST /ai/v1/asr (safe fetch → ffmpeg → whisper-cli → JSON parse), with
  * the same model, threads and decoding settings, runs alternating so drift hits both sides.
- * Then two recordings at once: ASR_CONCURRENCY 1 (one job with every core, the other queued)
+ * Then two recordings at once: ASR_MAX_RUNNING 1 (one job with every core, the other queued)
  * against 2 (two jobs with half the cores each), through the gateway and directly.
  *
  *   npm run bench:asr                                   (random tiny model, 11 s of audio: one window)
@@ -123,7 +123,7 @@ async function main(): Promise<void> {
 
     console.log(`model ${model}\naudio ${seconds} s (jfk.wav, looped when longer), language ${args.language}, beam ${args.beam}, fallback ${args.fallback}, ${runs} runs\n`);
 
-    const gateway = await startAsrGateway(model, { ASR_CONCURRENCY: '1', ASR_THREADS: String(threads) });
+    const gateway = await startAsrGateway(model, { ASR_MAX_RUNNING: '1', ASR_THREADS: String(threads) });
     console.log(`gateway engine: ${gateway.status.model} on ${gateway.status.device}`);
     const directMs: number[] = [];
     const gatewayMs: number[] = [];
@@ -150,8 +150,8 @@ async function main(): Promise<void> {
 
     console.log(`\ntwo recordings at once (median wall time for both, the four set-ups interleaved; audio seconds per wall second)`);
     const half = Math.max(1, Math.floor(threads / 2));
-    const serial = await startAsrGateway(model, { ASR_CONCURRENCY: '1', ASR_THREADS: String(threads) });
-    const parallel = await startAsrGateway(model, { ASR_CONCURRENCY: '2', ASR_THREADS: String(half) });
+    const serial = await startAsrGateway(model, { ASR_MAX_RUNNING: '1', ASR_THREADS: String(threads) });
+    const parallel = await startAsrGateway(model, { ASR_MAX_RUNNING: '2', ASR_THREADS: String(half) });
     const both = (gw: typeof serial) => Promise.all([gw.transcribe(fileUrl('audio.wav')), gw.transcribe(fileUrl('audio.wav'))]);
     const setups: Record<string, () => Promise<unknown>> = {
       [`direct, one after the other, ${threads} threads`]: async () => {
@@ -159,8 +159,8 @@ async function main(): Promise<void> {
         await direct(threads);
       },
       [`direct, side by side, ${half} threads each`]: () => Promise.all([direct(half), direct(half)]),
-      [`gateway ASR_CONCURRENCY=1, ${threads} threads each`]: () => both(serial),
-      [`gateway ASR_CONCURRENCY=2, ${half} threads each`]: () => both(parallel),
+      [`gateway ASR_MAX_RUNNING=1, ${threads} threads each`]: () => both(serial),
+      [`gateway ASR_MAX_RUNNING=2, ${half} threads each`]: () => both(parallel),
     };
     const times: Record<string, number[]> = Object.fromEntries(Object.keys(setups).map((name) => [name, []]));
     try {
@@ -175,7 +175,7 @@ async function main(): Promise<void> {
     for (const [name, ms] of Object.entries(pair)) {
       console.log(`  ${name.padEnd(46)} ${fmt(ms).padStart(9)}   ${((2 * seconds * 1000) / ms).toFixed(2)} audio s/s`);
     }
-    const [c1, c2] = [pair[`gateway ASR_CONCURRENCY=1, ${threads} threads each`]!, pair[`gateway ASR_CONCURRENCY=2, ${half} threads each`]!];
+    const [c1, c2] = [pair[`gateway ASR_MAX_RUNNING=1, ${threads} threads each`]!, pair[`gateway ASR_MAX_RUNNING=2, ${half} threads each`]!];
     console.log(`  gateway concurrency 2 vs 1: ${(c1 / c2).toFixed(2)}× the throughput`);
   } finally {
     files.close();

@@ -27,7 +27,7 @@ import { FAST_ASR_ENV } from './lib/audio.js';
 import { ensureTestModel } from './lib/models/make-test-model.js';
 import { ensureWhisperTestModel } from './lib/models/whisper-model.js';
 import { REPO_ROOT, TEST_MODELS_DIR, fixturePath } from './lib/paths.js';
-import { NEUTRAL_GATEWAY_ENV, freePort } from './lib/processes.js';
+import { NEUTRAL_GATEWAY_ENV, onFreePort } from './lib/processes.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const SAMPLE_MS = Number(process.env.SOAK_SAMPLE_SECONDS ?? (MINUTES <= 5 ? 15 : 30)) * 1000;
@@ -63,11 +63,9 @@ const [llmModel, whisperModel] = await Promise.all([
 const work = await mkdtemp(join(tmpdir(), 'soak-'));
 const gatewayTmp = join(work, 'tmp');
 await mkdir(gatewayTmp);
-const port = await freePort();
 const env: Record<string, string> = {
   ...NEUTRAL_GATEWAY_ENV,
   ...FAST_ASR_ENV,
-  PORT: String(port),
   HOST: '127.0.0.1',
   DATA_DIR: join(work, 'data'),
   TMPDIR: gatewayTmp,
@@ -86,9 +84,29 @@ const env: Record<string, string> = {
 const config = loadConfig(env);
 // The compiled gateway, as production runs it (tsx would add its compiler and its cache).
 execFileSync('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
-const gateway = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'main.js')], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-gateway.stdout!.resume();
-const base = `http://127.0.0.1:${port}`;
+
+/**
+ * The compiled gateway on a free port, once it answers /healthz; on another port when it found
+ * its port taken (it exits, saying EADDRINUSE on stderr).
+ */
+const { gateway, base } = await onFreePort(async (port) => {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'main.js')], { cwd: REPO_ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let errors = '';
+  let exited = false;
+  child.stderr!.on('data', (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    errors = (errors + chunk.toString('utf8')).slice(-4000);
+  });
+  child.once('close', () => (exited = true));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (!exited && Date.now() < deadline) {
+    if ((await fetch(`${url}/healthz`).then((r) => r.status, () => 0)) === 200) return { gateway: child, base: url };
+    await new Promise((wake) => setTimeout(wake, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`the gateway did not answer /healthz within a minute: ${errors}`);
+});
 
 async function waitUntilReady(): Promise<void> {
   const deadline = Date.now() + 5 * 60_000;

@@ -1,5 +1,5 @@
 import { buildApp } from './app.js';
-import { loadConfig, readConfigOrExit, type Config } from './config/index.js';
+import { configDeprecations, loadConfig, readConfigOrExit, type Config } from './config/index.js';
 import type { FastifyInstance } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ENGINE_NAMES } from './engines/registry.js';
@@ -31,6 +31,7 @@ async function reportEnginesOnceSettled(app: FastifyInstance, config: Config, lo
 async function main(): Promise<void> {
   const config = readConfigOrExit(() => loadConfig());
   const logger = createLogger(config.server.logLevel);
+  for (const deprecation of configDeprecations()) logger.warn(deprecation);
   const exitOnFault = (origin: string) => (error: unknown) => {
     logger.fatal({ err: describeError(error), origin }, 'unexpected fault; exiting so the supervisor restarts the gateway');
     process.exit(70); // EX_SOFTWARE

@@ -54,18 +54,18 @@ export async function startGateway(env: NodeJS.ProcessEnv = {}, options: StartOp
     ...(options.engines ? { engines: options.engines } : {}),
     ...(options.operations ? { operations: options.operations } : {}),
   });
-  if (options.listen !== undefined && options.listen !== false) await app.listen({ host: '127.0.0.1', port: options.listen === true ? 0 : options.listen });
-  else await app.ready();
-  return {
-    app,
-    config,
-    dataDir,
-    logs,
-    close: async () => {
-      await app.close();
-      if (!options.keepDataDir) await rm(dataDir, { recursive: true, force: true });
-    },
+  const close = async () => {
+    await app.close();
+    if (!options.keepDataDir) await rm(dataDir, { recursive: true, force: true });
   };
+  try {
+    if (options.listen !== undefined && options.listen !== false) await app.listen({ host: '127.0.0.1', port: options.listen === true ? 0 : options.listen });
+    else await app.ready();
+  } catch (error) {
+    await close(); // a port given may have been taken meanwhile (EADDRINUSE): nothing is left running
+    throw error;
+  }
+  return { app, config, dataDir, logs, close };
 }
 
 /**

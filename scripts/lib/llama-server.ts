@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from './processes.js';
+import { onFreePort } from './processes.js';
 import { REPO_ROOT } from './paths.js';
 
 /** Where `npm run setup:llama-server` puts llama.cpp's server. */
@@ -42,8 +42,11 @@ export interface LlamaServerOptions {
 }
 
 /** Starts llama-server on a free loopback port and resolves once `/health` says the model is loaded. */
-export async function startLlamaServer(options: LlamaServerOptions): Promise<LlamaServer> {
-  const port = await freePort();
+export function startLlamaServer(options: LlamaServerOptions): Promise<LlamaServer> {
+  return onFreePort((port) => startLlamaServerOn(port, options));
+}
+
+async function startLlamaServerOn(port: number, options: LlamaServerOptions): Promise<LlamaServer> {
   const alias = options.alias ?? 'test-model';
   const parallel = options.parallel ?? 2;
   const args = [

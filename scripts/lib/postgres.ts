@@ -13,7 +13,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort } from './processes.js';
+import { onFreePort } from './processes.js';
 
 const run = promisify(execFile);
 const DEBIAN_ROOT = '/usr/lib/postgresql';
@@ -77,21 +77,25 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   if (user) await chown(dir, user.uid, user.gid);
   const initArgs = ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '-E', 'UTF8', '--no-sync', '--locale=C'];
   await run(...command(binDir, 'initdb', initArgs, user));
-  const port = await freePort();
   const durability = options.durable ? [] : ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
-  const settings = ['listen_addresses=127.0.0.1', `port=${port}`, `unix_socket_directories=${dir}`, 'max_connections=200', ...durability];
-  const [postgres, args] = command(binDir, 'postgres', ['-D', dataDir, ...settings.flatMap((setting) => ['-c', setting])], user);
-  const server = spawn(postgres, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  server.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString('utf8')).slice(-4000)));
-  const url = `postgres://${SUPERUSER}@127.0.0.1:${port}/postgres`;
-  try {
-    await waitUntilAccepting(url, server);
-  } catch (error) {
-    await stopServer(server);
+  const { server, url } = await onFreePort(async (port) => {
+    const settings = ['listen_addresses=127.0.0.1', `port=${port}`, `unix_socket_directories=${dir}`, 'max_connections=200', ...durability];
+    const [postgres, args] = command(binDir, 'postgres', ['-D', dataDir, ...settings.flatMap((setting) => ['-c', setting])], user);
+    const started = spawn(postgres, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    started.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString('utf8')).slice(-4000)));
+    const address = `postgres://${SUPERUSER}@127.0.0.1:${port}/postgres`;
+    try {
+      await waitUntilAccepting(address, started);
+      return { server: started, url: address };
+    } catch (error) {
+      await stopServer(started);
+      throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${log}`);
+    }
+  }).catch(async (error: unknown) => {
     await rm(dir, { recursive: true, force: true });
-    throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${log}`);
-  }
+    throw error;
+  });
   return {
     url,
     async createDatabase() {

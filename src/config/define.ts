@@ -10,8 +10,8 @@ export interface ValueType<T> {
   schema: z.ZodType<T>;
   /** What the variable accepts, in the reference's words. */
   values: string;
-  /** How a default value reads in the reference, when not as itself. */
-  show?(value: T): string;
+  /** Spellings still read for one release, each with the one to write instead. */
+  deprecatedSpellings?: Readonly<Record<string, string>>;
 }
 
 /** A default computed when the process starts (e.g. from the machine's cores). */
@@ -20,17 +20,23 @@ export interface ComputedDefault<T> {
   doc: string;
 }
 
-/** A default taken from another (numeric) setting, e.g. a limiter sized like its pool. */
+/**
+ * A default taken from another (numeric, always set) setting, e.g. a limiter sized like its pool.
+ * `from` is that setting itself, not its name, so a removed or misspelt source does not compile.
+ */
 export interface DerivedDefault<T> {
-  from: string;
+  from: Setting<number, true>;
   value: (source: number) => T;
-  doc: string;
+  /** The default in the reference's words, given the source's variable name. */
+  doc: (sourceEnv: string) => string;
 }
 
 export type Default<T> = T | ComputedDefault<T> | DerivedDefault<T>;
 
 interface SettingSpec<T> {
   env: string;
+  /** The variable's name before 0.2: still read when `env` is unset, with a warning, until 0.3. */
+  formerly?: string;
   type: ValueType<T>;
   /** One line on what it does, for the reference. */
   doc: string;
@@ -75,8 +81,7 @@ export type ConfigOf<Table extends SettingsTable> = {
 // Value types
 // ---------------------------------------------------------------------------------------------
 
-const type = <T>(schema: z.ZodType<T>, values: string, show?: (value: T) => string): ValueType<T> =>
-  show ? { schema, values, show } : { schema, values };
+const type = <T>(schema: z.ZodType<T>, values: string): ValueType<T> => ({ schema, values });
 
 /** Digits only: no sign, decimals, exponent or hex slip through as numbers. */
 const integer = z
@@ -92,6 +97,8 @@ const csv = z.string().transform((v) =>
     .filter(Boolean),
 );
 const code = (value: unknown) => `\`${String(value)}\``;
+/** Booleans were written `on`/`off` (MODELS_VERIFY) or `1`/`0` before 0.2; `true`/`false` now. */
+const BOOLEAN_SPELLINGS_BEFORE_0_2: Readonly<Record<string, string>> = { on: 'true', off: 'false', 1: 'true', 0: 'false' };
 
 /** One of a few words, each listed in the reference. */
 export function oneOf<const T extends readonly [string, ...string[]]>(...options: T): ValueType<T[number]> {
@@ -114,15 +121,15 @@ export const types = {
   intAtLeast: (min: number) => type(intRange(min), `integer ≥ ${min}`),
   intBetween: (min: number, max: number) => type(intRange(min, max), `${min}–${max}`),
   positiveNumber: type(z.coerce.number().positive(), 'positive number (decimals allowed)'),
-  bool: type(
-    z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
-    '`true` `false` `1` `0`',
-  ),
-  onOff: type(
-    z.enum(['on', 'off']).transform((v) => v === 'on'),
-    '`on` `off`',
-    (on) => code(on ? 'on' : 'off'),
-  ),
+  bool: {
+    schema: z
+      .string()
+      .transform((v) => BOOLEAN_SPELLINGS_BEFORE_0_2[v] ?? v)
+      .pipe(z.enum(['true', 'false']))
+      .transform((v) => v === 'true'),
+    values: '`true` `false`',
+    deprecatedSpellings: BOOLEAN_SPELLINGS_BEFORE_0_2,
+  } satisfies ValueType<boolean>,
   list: type(csv, 'comma-separated'),
   hostList: type(csv, 'comma-separated `host` or `host:port`'),
   secret: (minChars: number) =>
@@ -161,6 +168,12 @@ function presentVariables(source: NodeJS.ProcessEnv): Map<string, string> {
   );
 }
 
+/** The variable a setting is read from, and its text: its own, or else the one it had before 0.2. */
+function rawValue(variables: Map<string, string>, spec: AnySetting): { name: string; raw: string } | undefined {
+  const name = [spec.env, spec.formerly].find((candidate) => candidate !== undefined && variables.has(candidate));
+  return name === undefined ? undefined : { name, raw: variables.get(name)! };
+}
+
 /** Whether a default is worked out at start rather than written in the table. */
 export const isComputed = (value: unknown): value is ComputedDefault<unknown> | DerivedDefault<unknown> =>
   typeof value === 'object' && value !== null && typeof (value as { value?: unknown }).value === 'function';
@@ -177,11 +190,11 @@ export function loadSettings<Table extends SettingsTable>(table: Table, source: 
   const problems: string[] = [];
   const parsed = new Map<string, unknown>();
   for (const [env, spec] of byEnv) {
-    const raw = variables.get(env);
-    if (raw === undefined) continue;
-    const result = spec.type.schema.safeParse(raw);
+    const read = rawValue(variables, spec);
+    if (read === undefined) continue;
+    const result = spec.type.schema.safeParse(read.raw);
     if (result.success) parsed.set(env, result.data);
-    else problems.push(...result.error.issues.map((issue) => `${env}: ${issue.message}`));
+    else problems.push(...result.error.issues.map((issue) => `${read.name}: ${issue.message}`));
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -189,7 +202,7 @@ export function loadSettings<Table extends SettingsTable>(table: Table, source: 
     if (parsed.has(env)) return parsed.get(env);
     const fallback = byEnv.get(env)?.default;
     if (!isComputed(fallback)) return fallback;
-    const value = 'from' in fallback ? fallback.value(Number(valueOf(fallback.from))) : fallback.value();
+    const value = 'from' in fallback ? fallback.value(Number(valueOf(fallback.from.env))) : fallback.value();
     parsed.set(env, value);
     return value;
   };
@@ -199,6 +212,31 @@ export function loadSettings<Table extends SettingsTable>(table: Table, source: 
       Object.fromEntries(Object.entries(group.settings).map(([key, spec]) => [key, valueOf(spec.env)])),
     ]),
   ) as ConfigOf<Table>;
+}
+
+/**
+ * What `source` sets the way it was set before 0.2 (a setting's former name, a boolean written
+ * `on`/`off` or `1`/`0`): one line each, naming the old and the new, for the log at start.
+ */
+export function deprecatedSettings(table: SettingsTable, source: NodeJS.ProcessEnv): string[] {
+  const variables = presentVariables(source);
+  return [...settingsByEnv(table).values()].flatMap((spec) =>
+    [formerNameWarning(variables, spec), formerSpellingWarning(variables, spec)].filter((line) => line !== undefined),
+  );
+}
+
+function formerNameWarning(variables: Map<string, string>, { env, formerly }: AnySetting): string | undefined {
+  if (formerly === undefined || !variables.has(formerly)) return undefined;
+  return variables.has(env)
+    ? `${formerly} is now ${env}, which is also set: ${formerly} is ignored; remove it`
+    : `${formerly} is now ${env}: rename it (the old name is read until 0.3)`;
+}
+
+function formerSpellingWarning(variables: Map<string, string>, spec: AnySetting): string | undefined {
+  const read = rawValue(variables, spec);
+  const canonical = read === undefined ? undefined : spec.type.deprecatedSpellings?.[read.raw];
+  if (read === undefined || canonical === undefined) return undefined;
+  return `${read.name}=${read.raw} is now written ${spec.env}=${canonical} (the old spelling is read until 0.3)`;
 }
 
 /** For process entry points: a bad configuration prints its problems and exits with 78 (EX_CONFIG). */

@@ -2,7 +2,7 @@
  * The gateway's configuration: read once at start from environment variables, as the settings
  * table (settings.ts) declares them.
  */
-import { loadSettings, type ConfigOf } from './define.js';
+import { deprecatedSettings, loadSettings, type ConfigOf } from './define.js';
 import { SETTINGS } from './settings.js';
 
 export { ConfigError, readConfigOrExit } from './define.js';
@@ -21,4 +21,9 @@ export interface LimiterSettings {
 /** Reads the gateway's configuration from environment variables; a ConfigError names every bad one. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   return loadSettings(SETTINGS, source);
+}
+
+/** One line per setting that `source` writes as before 0.2 (old name or boolean spelling), for the log at start. */
+export function configDeprecations(source: NodeJS.ProcessEnv = process.env): string[] {
+  return deprecatedSettings(SETTINGS, source);
 }

@@ -23,19 +23,21 @@ function defaultText(setting: AnySetting): string {
   if (setting.defaultDoc !== undefined) return setting.defaultDoc;
   const value = setting.default;
   if (value === undefined) return 'none';
-  if (isComputed(value)) return value.doc;
-  if (setting.type.show) return setting.type.show(value);
+  if (isComputed(value)) return 'from' in value ? value.doc(value.from.env) : value.doc;
   if (typeof value === 'number') return withUnit(setting.env, value);
   return `\`${String(value)}\``;
 }
 
 const cell = (text: string) => text.replaceAll('|', '\\|');
 
+const meaning = (setting: AnySetting): string =>
+  setting.formerly === undefined ? setting.doc : `${setting.doc}. Named \`${setting.formerly}\` before 0.2 (still read, with a warning, until 0.3)`;
+
 /** One `###` section per section of the table, each a table of its variables. */
 export function configurationReference(table: SettingsTable): string {
   const sections = Object.values(table).map((group) => {
     const rows = Object.values(group.settings).map(
-      (setting) => `| \`${setting.env}\` | ${cell(defaultText(setting))} | ${cell(setting.type.values)} | ${cell(setting.doc)} |`,
+      (setting) => `| \`${setting.env}\` | ${cell(defaultText(setting))} | ${cell(setting.type.values)} | ${cell(meaning(setting))} |`,
     );
     return [`### ${group.title}`, '', '| variable | default | valid values | meaning |', '|---|---|---|---|', ...rows].join('\n');
   });

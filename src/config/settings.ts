@@ -16,19 +16,48 @@ const PREPARED_PPOCR_DIR = fileURLToPath(new URL('../../.build/ppocr', import.me
 /** The manifest of recommended models shipped with the gateway. */
 const SHIPPED_MANIFEST = fileURLToPath(new URL('../../models/manifest.json', import.meta.url));
 
+// The settings other defaults are derived from, declared before the table so that a derived
+// default names its source by the setting itself (`from`), which the compiler checks.
+const port = setting({
+  env: 'PORT',
+  type: types.port,
+  default: 8080,
+  doc: 'listen port (`0` picks a free port: tests only)',
+});
+const llmParallel = setting({
+  env: 'LLM_PARALLEL',
+  type: types.positiveInt,
+  default: 2,
+  doc: 'context sequences of the loaded model: LLM calls served at once. Each holds a KV cache of `LLM_CONTEXT_SIZE` tokens',
+});
+const llmMaxRunning = setting({
+  env: 'LLM_MAX_RUNNING',
+  type: types.positiveInt,
+  default: { from: llmParallel, value: (parallel) => parallel, doc: (source) => `\`${source}\`` },
+  doc: 'LLM limiter: calls running at once',
+});
+const ocrWorkers = setting({
+  env: 'OCR_WORKERS',
+  type: types.positiveInt,
+  default: { value: cores, doc: 'cores' },
+  doc: 'OCR workers: pages read at once (PP-OCR worker threads, or tesseract.js WASM instances)',
+});
+const asrMaxRunning = setting({
+  env: 'ASR_MAX_RUNNING',
+  formerly: 'ASR_CONCURRENCY',
+  type: types.positiveInt,
+  default: 1,
+  doc: 'ASR limiter: recordings transcribed at once',
+});
+
 export const SETTINGS = {
   server: section('Server and storage', {
     host: setting({ env: 'HOST', type: types.text, default: '0.0.0.0', doc: 'listen address' }),
-    port: setting({
-      env: 'PORT',
-      type: types.port,
-      default: 8080,
-      doc: 'listen port (`0` picks a free port: tests only)',
-    }),
+    port,
     publicBaseUrl: setting({
       env: 'PUBLIC_BASE_URL',
       type: types.url,
-      default: { from: 'PORT', value: (port: number) => `http://localhost:${port}`, doc: '`http://localhost:$PORT`' },
+      default: { from: port, value: (value) => `http://localhost:${value}`, doc: (source) => `\`http://localhost:$${source}\`` },
       doc: 'base of the links the gateway hands out (`/files/...`); set it to the URL clients reach through the proxy',
     }),
     dataDir: setting({
@@ -84,9 +113,9 @@ export const SETTINGS = {
     }),
     verify: setting({
       env: 'MODELS_VERIFY',
-      type: types.onOff,
+      type: types.bool,
       default: true,
-      doc: "`on`: a model whose sha256 differs from the manifest's or `SHA256SUMS`' is refused (engine `failed`); `off`: loaded anyway",
+      doc: "`true`: a model whose sha256 differs from the manifest's or `SHA256SUMS`' is refused (engine `failed`); `false`: loaded anyway",
     }),
     manifestPath: setting({
       env: 'MODELS_MANIFEST',
@@ -189,13 +218,14 @@ export const SETTINGS = {
   }),
 
   advice: section('AI-3 jobs', {
-    concurrency: setting({
-      env: 'ADVICE_CONCURRENCY',
+    maxRunning: setting({
+      env: 'ADVICE_MAX_RUNNING',
+      formerly: 'ADVICE_CONCURRENCY',
       type: types.positiveInt,
       default: {
-        from: 'LLM_MAX_RUNNING',
-        value: (llmMaxRunning: number) => Math.max(1, Math.floor(llmMaxRunning / 2)),
-        doc: '`max(1, floor(LLM_MAX_RUNNING ÷ 2))`',
+        from: llmMaxRunning,
+        value: (llmSlots) => Math.max(1, Math.floor(llmSlots / 2)),
+        doc: (source) => `\`max(1, floor(${source} ÷ 2))\``,
       },
       doc: 'AI-3 drafts generated at once; the rest of the LLM slots stay free for interactive requests',
     }),
@@ -256,12 +286,7 @@ export const SETTINGS = {
       defaultDoc: 'none (engine unavailable)',
       doc: "`LLM_BACKEND=openai`: the model as the server's `GET /v1/models` lists it; the engine is ready only while it is listed",
     }),
-    parallel: setting({
-      env: 'LLM_PARALLEL',
-      type: types.positiveInt,
-      default: 2,
-      doc: 'context sequences of the loaded model: LLM calls served at once. Each holds a KV cache of `LLM_CONTEXT_SIZE` tokens',
-    }),
+    parallel: llmParallel,
     contextSize: setting({
       env: 'LLM_CONTEXT_SIZE',
       type: types.intAtLeast(512),
@@ -292,12 +317,7 @@ export const SETTINGS = {
       default: 120_000,
       doc: 'longest one generation may run (then `504 timeout`)',
     }),
-    maxRunning: setting({
-      env: 'LLM_MAX_RUNNING',
-      type: types.positiveInt,
-      default: { from: 'LLM_PARALLEL', value: (parallel: number) => parallel, doc: '`LLM_PARALLEL`' },
-      doc: 'LLM limiter: calls running at once',
-    }),
+    maxRunning: llmMaxRunning,
     maxQueued: setting({
       env: 'LLM_MAX_QUEUED',
       type: types.nonNegativeInt,
@@ -319,12 +339,7 @@ export const SETTINGS = {
       default: 'ppocr',
       doc: '`ppocr`: PP-OCRv4 (detector, direction classifier, recogniser) on onnxruntime-node; `tesseract`: tesseract.js; `off` leaves OCR unavailable. De-identification audits every page with tesseract.js as a second, independent reader whichever reads first',
     }),
-    workers: setting({
-      env: 'OCR_WORKERS',
-      type: types.positiveInt,
-      default: { value: cores, doc: 'cores' },
-      doc: 'OCR workers: pages read at once (PP-OCR worker threads, or tesseract.js WASM instances)',
-    }),
+    workers: ocrWorkers,
     threads: setting({
       env: 'OCR_THREADS',
       type: types.positiveInt,
@@ -348,13 +363,13 @@ export const SETTINGS = {
       env: 'OCR_PRECISION',
       type: oneOf('int8', 'fp32'),
       default: 'int8',
-      doc: "PP-OCR: `int8` runs the recogniser's dense convolutions in 8-bit integers on the CPU (calibrated on real lines; measured 19.0 → 12.8 ms a 320 px line, the same mean CER on the fixtures), `fp32` as exported. A GPU, or a recogniser prepared from a file other than the calibrated one, runs `fp32` whatever this says",
+      doc: "PP-OCR: `int8` runs the recogniser's dense convolutions in 8-bit integers on the CPU (calibrated on real lines: faster, and as accurate), `fp32` as exported. A GPU, or a recogniser prepared from a file other than the calibrated one, runs `fp32` whatever this says",
     }),
     batch: setting({
       env: 'OCR_BATCH',
       type: types.intBetween(1, 64),
       default: 1,
-      doc: 'PP-OCR: lines per classifier and recogniser call, batched with lines of similar width. On CPU one line per call reads fastest (measured: 6 per call took 25–30% longer); raise it for a GPU',
+      doc: 'PP-OCR: lines per classifier and recogniser call, batched with lines of similar width. On CPU one line per call reads fastest (a batch is padded to its widest line and adds no parallelism there); raise it for a GPU',
     }),
     detectionMaxSide: setting({
       env: 'OCR_DET_MAX_SIDE',
@@ -397,7 +412,7 @@ export const SETTINGS = {
     maxRunning: setting({
       env: 'OCR_MAX_RUNNING',
       type: types.positiveInt,
-      default: { from: 'OCR_WORKERS', value: (workers: number) => workers, doc: '`OCR_WORKERS`' },
+      default: { from: ocrWorkers, value: (workers) => workers, doc: (source) => `\`${source}\`` },
       doc: 'OCR limiter: pages read at once',
     }),
     maxQueued: setting({ env: 'OCR_MAX_QUEUED', type: types.nonNegativeInt, default: 64, doc: 'OCR limiter: pages waiting' }),
@@ -441,20 +456,15 @@ export const SETTINGS = {
       default: 'zh',
       doc: '`zh` also adds a prompt that keeps output in Simplified characters',
     }),
-    maxRunning: setting({
-      env: 'ASR_CONCURRENCY',
-      type: types.positiveInt,
-      default: 1,
-      doc: 'recordings transcribed at once (the ASR limiter: calls running at once)',
-    }),
+    maxRunning: asrMaxRunning,
     threads: setting({
       env: 'ASR_THREADS',
       type: types.positiveInt,
       default: {
-        from: 'ASR_CONCURRENCY',
+        from: asrMaxRunning,
         // Jobs at once share the cores; more threads than cores only makes whisper slower.
-        value: (concurrency: number) => Math.max(1, Math.floor(cores() / concurrency)),
-        doc: '`max(1, floor(cores ÷ ASR_CONCURRENCY))`',
+        value: (jobs) => Math.max(1, Math.floor(cores() / jobs)),
+        doc: (source) => `\`max(1, floor(cores ÷ ${source}))\``,
       },
       doc: 'CPU threads of one whisper-cli job',
     }),

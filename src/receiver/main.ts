@@ -1,12 +1,14 @@
+import { deprecatedSettings } from '../config/define.js';
 import { readConfigOrExit } from '../config/index.js';
 import { createLogger, describeError } from '../platform/logger.js';
 import { buildReceiverApp } from './app.js';
-import { loadReceiverConfig } from './settings.js';
+import { loadReceiverConfig, RECEIVER_SETTINGS } from './settings.js';
 import { openReceiverDatabase } from './store.js';
 
 async function main(): Promise<void> {
   const settings = readConfigOrExit(() => loadReceiverConfig(process.env));
   const logger = createLogger('info');
+  for (const deprecation of deprecatedSettings(RECEIVER_SETTINGS, process.env)) logger.warn(deprecation);
   const db = await openReceiverDatabase(settings.dataDir);
   const app = await buildReceiverApp({
     db,

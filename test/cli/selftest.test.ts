@@ -12,7 +12,7 @@ import { selftest, type SelftestOptions } from '../../src/cli/selftest/run.js';
 import { EXIT, verdict } from '../../src/cli/selftest/report.js';
 import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
 import { fixturePath } from '../../scripts/lib/paths.js';
-import { freePort } from '../../scripts/lib/processes.js';
+import { onFreePort } from '../../scripts/lib/processes.js';
 import { speechScript } from '../support/speech-script.js';
 import { ScriptedLlmEngine } from '../support/test-engines.js';
 import { enginesWith } from '../../scripts/lib/stand-in-engines.js';
@@ -50,9 +50,16 @@ afterEach(async () => {
   gateway = undefined;
 });
 
-async function run(options: { asrEngine?: AsrEngine; callbackBase?: (port: number) => string; requireAll?: boolean } = {}) {
-  const port = await freePort();
-  const callbackPort = await freePort();
+interface RunOptions {
+  asrEngine?: AsrEngine;
+  callbackBase?: (port: number) => string;
+  requireAll?: boolean;
+}
+
+/** The self-test of a gateway on a free port whose callbacks go to another; on other ports when one was taken meanwhile. */
+const run = (options: RunOptions = {}) => onFreePort((port) => onFreePort((callbackPort) => runOn(port, callbackPort, options)));
+
+async function runOn(port: number, callbackPort: number, options: RunOptions) {
   const callbackBase = options.callbackBase?.(callbackPort) ?? `http://127.0.0.1:${callbackPort}`;
   const env = { API_TOKENS: TOKEN, CALLBACK_BASE_URL: callbackBase, CALLBACK_SECRET: SECRET, PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, CALLBACK_RETRY_HORIZON_MS: '2000' };
   const llm = new ScriptedLlmEngine((request) => (request.schema.safeParse(ADVICE_ANSWER).success ? ADVICE_ANSWER : speechAnswer(request)));
@@ -71,7 +78,11 @@ async function run(options: { asrEngine?: AsrEngine; callbackBase?: (port: numbe
     samples: { page: await readFile(fixturePath('ocr', 'report2.png')), recording: await readFile(fixturePath('audio', 'wenet_aishell-BAC009S0724W0121.wav')) },
     print: (line) => lines.push(line),
   };
-  const code = await selftest(selftestOptions);
+  const code = await selftest(selftestOptions).catch(async (error: unknown) => {
+    await gateway?.close();
+    gateway = undefined;
+    throw error;
+  });
   return { code, lines, row: (operation: string) => lines.find((line) => line.startsWith(`${operation} `)) ?? '' };
 }
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ensureTestModel } from '../../scripts/lib/models/make-test-model.js';
 import { adviceGatewayEnv, adviceRequest as body, anyInState, jobState } from '../support/advice-jobs.js';
 import { postJson } from '../../scripts/lib/gateway.js';
-import { ProcessSet, freePort, until } from '../../scripts/lib/processes.js';
+import { ProcessSet, until } from '../../scripts/lib/processes.js';
 import { TEST_MODELS_DIR } from '../../scripts/lib/paths.js';
 import { seededRandom } from '../support/random.js';
 
@@ -37,26 +37,24 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const startReceiver = (port: number) =>
-  start(
-    'src/receiver/main.ts',
-    { RECEIVER_HOST: '127.0.0.1', RECEIVER_PORT: String(port), RECEIVER_DATA_DIR: join(dir, 'receiver'), CALLBACK_SECRET: SECRET },
-    'receiver listening',
-  );
-
-const startGateway = (port: number, receiverPort: number) =>
-  start(
-    'src/main.ts',
-    adviceGatewayEnv({ port, dataDir: join(dir, 'gateway'), model, receiverPort, secret: SECRET }),
-    'gateway started',
-  );
+const receiverEnv = (port: number) => ({
+  RECEIVER_HOST: '127.0.0.1',
+  RECEIVER_PORT: String(port),
+  RECEIVER_DATA_DIR: join(dir, 'receiver'),
+  CALLBACK_SECRET: SECRET,
+});
+const gatewayEnv = (port: number, receiverPort: number) => adviceGatewayEnv({ port, dataDir: join(dir, 'gateway'), model, receiverPort, secret: SECRET });
+const startReceiver = (port: number) => start('src/receiver/main.ts', receiverEnv(port), 'receiver listening');
+const startGateway = (port: number, receiverPort: number) => start('src/main.ts', gatewayEnv(port, receiverPort), 'gateway started');
 
 it(
   'every accepted job ends in exactly one stored callback, through repeated kill -9 of gateway and receiver',
   async () => {
-    const [gatewayPort, receiverPort] = [await freePort(), await freePort()];
-    let receiver = await startReceiver(receiverPort);
-    let gateway = await startGateway(gatewayPort, receiverPort);
+    // Each first listens on a port found free; its restarts after kill -9 take the same port again.
+    const firstReceiver = await processes.startOnFreePort('src/receiver/main.ts', receiverEnv, 'receiver listening');
+    const firstGateway = await processes.startOnFreePort('src/main.ts', (port) => gatewayEnv(port, firstReceiver.port), 'gateway started');
+    const [receiverPort, gatewayPort] = [firstReceiver.port, firstGateway.port];
+    let [receiver, gateway] = [firstReceiver.child, firstGateway.child];
     const accepted: string[] = [];
 
     for (const [round, moment] of ROUNDS.entries()) {

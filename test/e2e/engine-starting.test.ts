@@ -31,6 +31,7 @@ describe('an engine that is starting or restarting answers retryable, with Retry
   let llm: LlamaCppEngine;
   let port: number;
   let dataDir: string;
+  let letItLoad: () => void;
 
   beforeAll(async () => {
     const model = await ensureTestModel({ modelsDir: TEST_MODELS_DIR });
@@ -38,6 +39,10 @@ describe('an engine that is starting or restarting answers retryable, with Retry
     const env = { LLM_MODEL: model.path, LLM_THREADS: '1', LLM_PARALLEL: '1', OCR_ENGINE: 'off', DATA_DIR: dataDir };
     const engines = createEngines(loadConfig(env));
     llm = engines.llm as LlamaCppEngine;
+    // The LLM starts loading when the test lets it: `starting` until then, however fast this machine loads a model.
+    const allowed = new Promise<void>((resolve) => (letItLoad = resolve));
+    const start = llm.start.bind(llm);
+    llm.start = () => allowed.then(start);
     gateway = await startGateway(env, { engines, listen: true, dataDir });
     port = (gateway.app.server.address() as { port: number }).port;
   }, 60_000);
@@ -48,12 +53,13 @@ describe('an engine that is starting or restarting answers retryable, with Retry
 
   it('answers 503 engine_unavailable, retryable, with Retry-After, right after /healthz answers', async () => {
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-    expect(llm.status().state).toBe('starting'); // loading the model takes the child seconds
+    expect(llm.status().state).toBe('starting');
     const early = await postSpeech(port);
     expect(early.status).toBe(503);
     expect(early.body.error).toMatchObject({ kind: 'engine_unavailable', retryable: true, message: expect.stringContaining('starting') });
     expect(early.retryAfter).toBe(String(STARTING_RETRY_AFTER_SECONDS));
 
+    letItLoad();
     await readyStatus('llm', () => llm.status(), LOAD_WITHIN_MS);
     expect((await postSpeech(port)).status).toBe(200);
     // /metrics says so too, with the LLM process's memory.

@@ -10,13 +10,16 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileReference, startFileServer } from '../../scripts/lib/file-server.js';
 import { VALID_BODIES } from '../support/valid-bodies.js';
 import { fixturePath } from '../../scripts/lib/paths.js';
-import { NEUTRAL_GATEWAY_ENV, freePort, spawnFromSource } from '../../scripts/lib/processes.js';
+import { NEUTRAL_GATEWAY_ENV, onFreePort, spawnFromSource, unusedPort } from '../../scripts/lib/processes.js';
 
 const READY_WITHIN_MS = 15_000;
+/** Pages of the TIFF being read when the drain deadline passes: far more than any machine reads by then. */
+const DRAIN_PAGES = 16;
 
 interface Gateway {
   child: ChildProcess;
@@ -43,9 +46,8 @@ afterEach(async () => {
   tempDirs.clear();
 });
 
-/** Spawns `node --import tsx src/main.ts` on a free port and a fresh data dir, with no models configured. */
-async function spawnGateway(env: Record<string, string> = {}): Promise<Gateway> {
-  const port = await freePort();
+/** Spawns `node --import tsx src/main.ts` on `port` and a fresh data dir, with no models configured. */
+async function spawnGateway(port: number, env: Record<string, string> = {}): Promise<Gateway> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gateway-e2e-data-'));
   const modelsDir = await mkdtemp(join(tmpdir(), 'gateway-e2e-models-'));
   tempDirs.add(dataDir).add(modelsDir);
@@ -138,6 +140,7 @@ async function waitUntilHealthy(gateway: Gateway): Promise<void> {
   const deadline = Date.now() + READY_WITHIN_MS;
   while (Date.now() < deadline) {
     if (gateway.child.exitCode !== null || gateway.child.signalCode !== null) {
+      await gateway.exited; // its output all in: it says why (EADDRINUSE, when its port was taken)
       throw new Error(`the gateway exited before it was healthy:\n${gateway.stderr()}\n${gateway.stdout()}`);
     }
     try {
@@ -150,10 +153,13 @@ async function waitUntilHealthy(gateway: Gateway): Promise<void> {
   throw new Error(`the gateway was not healthy within ${READY_WITHIN_MS} ms:\n${gateway.stderr()}\n${gateway.stdout()}`);
 }
 
-async function startHealthy(env: Record<string, string> = {}): Promise<Gateway> {
-  const gateway = await spawnGateway(env);
-  await waitUntilHealthy(gateway);
-  return gateway;
+/** A gateway answering /healthz, on a free port (on another when it found its port taken). */
+function startHealthy(env: Record<string, string> = {}): Promise<Gateway> {
+  return onFreePort(async (port) => {
+    const gateway = await spawnGateway(port, env);
+    await waitUntilHealthy(gateway);
+    return gateway;
+  });
 }
 
 /** Rejects when the child has not exited within ms. */
@@ -257,7 +263,7 @@ describe('bad configuration', () => {
     ['PORT', 'abc'],
     ['LOG_LEVEL', 'loud'],
   ])('%s=%s exits with 78 (EX_CONFIG), names the variable and listens nowhere', async (name, value) => {
-    const gateway = await spawnGateway({ [name]: value });
+    const gateway = await spawnGateway(await unusedPort(), { [name]: value });
     const { code } = await exitWithin(gateway, READY_WITHIN_MS);
     expect(code).toBe(78);
     expect(gateway.stderr()).toContain('invalid configuration');
@@ -317,6 +323,15 @@ describe('a gateway without model files', () => {
     expect(String(report.msg).split('\n')[1]).toMatch(/^engine +state +model +sha256 +device +threads +concurrency +reason$/);
     expect(String(report.msg)).toMatch(/\nllm +unavailable +- +- +- +\d+ +\d+ +LLM_MODEL is not set/);
     expect(report.engines).toEqual(readiness.engines);
+  });
+
+  it('warns once at start of each setting written as before 0.2, naming the old and the new', async () => {
+    const gateway = await startHealthy({ ASR_CONCURRENCY: '1', MODELS_VERIFY: 'on' });
+    const warnings = gateway.logs().filter((line) => line.level === 'warn').map((line) => String(line.msg));
+    expect(warnings.filter((message) => /ASR_CONCURRENCY|MODELS_VERIFY/.test(message))).toEqual([
+      'MODELS_VERIFY=on is now written MODELS_VERIFY=true (the old spelling is read until 0.3)',
+      'ASR_CONCURRENCY is now ASR_MAX_RUNNING: rename it (the old name is read until 0.3)',
+    ]);
   });
 });
 
@@ -411,26 +426,31 @@ describe('shutdown', () => {
   // A worker thread torn down while onnxruntime runs in it aborts the process (exit 134), so the
   // engines are stopped before the exit.
   it('past the drain deadline with a PP-OCR page in flight, the page is stopped and the exit is 1', async () => {
+    // The photo as every page of a TIFF, read one after another: once the first is read, the
+    // reading goes on past the deadline on any machine (a page takes about a second here).
     const photo = await readFile(fixturePath('photos', 'np2016_bloodtestreport1.jpg'));
-    const files = await startFileServer((_request, response) => response.end(photo));
+    const pages = await sharp(Array.from({ length: DRAIN_PAGES }, () => photo), { join: { animated: true } }).tiff({ compression: 'jpeg' }).toBuffer();
+    const files = await startFileServer((_request, response) => response.end(pages));
     try {
       const gateway = await startHealthy({ OCR_ENGINE: 'ppocr', OCR_WORKERS: '1', FETCH_ALLOW_LOOPBACK: 'true', SHUTDOWN_TIMEOUT_MS: '300' });
       // Once every engine has settled: PP-OCR and its audit reader load in the background.
       await until(() => gateway.logs().some((line) => String(line.msg).startsWith('startup report')), READY_WITHIN_MS);
-      const body = { request_id: 'drain-ocr', files: [fileReference(files, 1, 'photo.jpg')] };
+      const body = { request_id: 'drain-ocr', files: [fileReference(files, 1, 'pages.tif')] };
       const answer = post(gateway.port, '/ai/v1/case-ocr', body).catch((error: Error) => error);
-      // The photo takes about a second to read: it is being read when the deadline passes.
-      await sleep(400);
+      const pagesRead = () => gateway.logs().filter((line) => line.msg === 'document progress').map((line) => Number(line.pages_done));
+      await until(() => pagesRead().length > 0, 60_000);
       gateway.child.kill('SIGTERM');
       const { code, signal } = await exitWithin(gateway, 5_000);
       expect({ code, signal }).toEqual({ code: 1, signal: null });
       expect(messages(gateway)).toContain('drain deadline passed; exiting with requests still in flight');
+      // The pages were still being read when it exited.
+      expect(Math.max(...pagesRead())).toBeLessThan(DRAIN_PAGES);
       expect(gateway.stderr()).not.toMatch(/terminate called|Napi::Error/);
       await answer;
     } finally {
       await files.close();
     }
-  });
+  }, 90_000);
 
   it('SIGINT stops an idle gateway with exit code 0', async () => {
     const gateway = await startHealthy();

@@ -21,7 +21,7 @@ import { VALID_BODIES } from '../support/valid-bodies.js';
 import { ensureTestModel } from '../../scripts/lib/models/make-test-model.js';
 import { fixturePath, TEST_MODELS_DIR } from '../../scripts/lib/paths.js';
 import { postgresMissing, startPostgres, type TestPostgres } from '../../scripts/lib/postgres.js';
-import { ProcessSet, freePort, until } from '../../scripts/lib/processes.js';
+import { ProcessSet, until } from '../../scripts/lib/processes.js';
 import { describeWithTools } from '../support/tools.js';
 import { seededRandom } from '../support/random.js';
 
@@ -66,34 +66,32 @@ describeWithTools('three gateway replicas on one PostgreSQL', postgresMissing(),
     'every accepted job is delivered once per webhook-id through kill -9 of replicas; cache and files are shared',
     async () => {
       const databaseUrl = await postgres.createDatabase();
-      const receiverPort = await freePort();
       let receiverRepeats = 0;
-      const startReceiver = async () => {
-        const receiver = await processes.start(
-          'src/receiver/main.ts',
-          { RECEIVER_HOST: '127.0.0.1', RECEIVER_PORT: String(receiverPort), RECEIVER_DATA_DIR: join(dir, 'receiver'), CALLBACK_SECRET: SECRET },
-          'receiver listening',
-        );
+      const receiverEnv = (port: number) => ({ RECEIVER_HOST: '127.0.0.1', RECEIVER_PORT: String(port), RECEIVER_DATA_DIR: join(dir, 'receiver'), CALLBACK_SECRET: SECRET });
+      const countingRepeats = (receiver: ChildProcess) => {
         receiver.stdout!.on('data', (chunk: Buffer) => (receiverRepeats += chunk.toString('utf8').split('"outcome":"duplicate"').length - 1));
         return receiver;
       };
-      const ports = await Promise.all(Array.from({ length: REPLICAS }, () => freePort()));
-      const startReplica = (index: number) =>
-        processes.start(
-          'src/main.ts',
-          {
-            ...adviceGatewayEnv({ port: ports[index]!, dataDir: join(dir, `replica-${index}`), model, receiverPort, secret: SECRET }),
-            DATABASE_URL: databaseUrl,
-            DATABASE_POOL_SIZE: '4',
-            ADVICE_LEASE_MS: '2000',
-            CALLBACK_TIMEOUT_MS: '2000',
-            ...(index === 0 ? { OCR_ENGINE: 'ppocr', OCR_WORKERS: '1', OCR_THREADS: '1', FETCH_ALLOW_LOOPBACK: 'true' } : {}),
-          },
-          'gateway started',
-        );
+      const replicaEnv = (index: number, port: number, receiverPort: number) => ({
+        ...adviceGatewayEnv({ port, dataDir: join(dir, `replica-${index}`), model, receiverPort, secret: SECRET }),
+        DATABASE_URL: databaseUrl,
+        DATABASE_POOL_SIZE: '4',
+        ADVICE_LEASE_MS: '2000',
+        CALLBACK_TIMEOUT_MS: '2000',
+        ...(index === 0 ? { OCR_ENGINE: 'ppocr', OCR_WORKERS: '1', OCR_THREADS: '1', FETCH_ALLOW_LOOPBACK: 'true' } : {}),
+      });
 
-      let receiver = await startReceiver();
-      const replicas: ChildProcess[] = await Promise.all(ports.map((_, index) => startReplica(index)));
+      // Each first listens on a port found free; its restarts after kill -9 take the same port again.
+      const firstReceiver = await processes.startOnFreePort('src/receiver/main.ts', receiverEnv, 'receiver listening');
+      const receiverPort = firstReceiver.port;
+      let receiver = countingRepeats(firstReceiver.child);
+      const startReceiver = async () => countingRepeats(await processes.start('src/receiver/main.ts', receiverEnv(receiverPort), 'receiver listening'));
+      const firstReplicas = await Promise.all(
+        Array.from({ length: REPLICAS }, (_, index) => processes.startOnFreePort('src/main.ts', (port) => replicaEnv(index, port, receiverPort), 'gateway started')),
+      );
+      const ports = firstReplicas.map((replica) => replica.port);
+      const replicas: ChildProcess[] = firstReplicas.map((replica) => replica.child);
+      const startReplica = (index: number) => processes.start('src/main.ts', replicaEnv(index, ports[index]!, receiverPort), 'gateway started');
       const ready = (port: number) => until(async () => (await fetch(url(port, '/readyz'))).ok, 120_000);
       expect(await Promise.all(ports.map(ready))).toEqual(ports.map(() => true));
 

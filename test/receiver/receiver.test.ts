@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,7 +11,7 @@ import { signCallback } from '../../src/operations/report-advice-draft/callbacks
 import { createLogger } from '../../src/platform/logger.js';
 import { buildReceiverApp, type ReceiverOptions } from '../../src/receiver/app.js';
 import { openReceiverDatabase } from '../../src/receiver/store.js';
-import { freePort, spawnFromSource } from '../../scripts/lib/processes.js';
+import { ProcessSet } from '../../scripts/lib/processes.js';
 
 const SECRET = 'receiver-test-secret-0123456789';
 const REQUEST_ID = 'req-advice-1';
@@ -305,40 +304,23 @@ describe('secret rotation', () => {
 });
 
 describe('the receiver process', () => {
-  let child: ChildProcess | undefined;
-
-  afterEach(() => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-
-  /** Resolves once stdout shows `text`; stdout keeps flowing afterwards so the child never blocks or hits EPIPE. */
-  function waitForLogLine(receiver: ChildProcess, text: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      let output = '';
-      receiver.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString('utf8');
-        if (output.includes(text)) resolve();
-      });
-      receiver.once('exit', (code) => reject(new Error(`the receiver exited (${code}) before logging "${text}"`)));
-    });
-  }
+  const processes = new ProcessSet();
+  afterEach(() => processes.killAll());
 
   it('stores a signed callback, serves it back and exits 0 on SIGTERM', async () => {
-    const port = await freePort();
-    child = spawnFromSource(
+    const { child, port } = await processes.startOnFreePort(
       'src/receiver/main.ts',
-      {
+      (free) => ({
         RECEIVER_HOST: '127.0.0.1',
-        RECEIVER_PORT: String(port),
+        RECEIVER_PORT: String(free),
         RECEIVER_DATA_DIR: dataDir,
         CALLBACK_SECRET: SECRET,
         RECEIVER_ALLOW_UNSIGNED: 'false',
         RECEIVER_TOLERANCE_SECONDS: '300',
-      },
-      'inherit',
+      }),
+      'receiver listening',
     );
     const exited = once(child, 'exit');
-    await waitForLogLine(child, 'receiver listening');
 
     const base = `http://127.0.0.1:${port}`;
     const body = JSON.stringify(succeeded(DRAFT));

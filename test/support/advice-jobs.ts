@@ -37,7 +37,7 @@ export function adviceGatewayEnv(opts: { port: number; dataDir: string; model: s
     LLM_MODEL: opts.model,
     LLM_THREADS: '1',
     LLM_PARALLEL: '2',
-    ADVICE_CONCURRENCY: '2',
+    ADVICE_MAX_RUNNING: '2',
     ADVICE_DRAFT_ATTEMPTS: '1',
     CALLBACK_BASE_URL: `http://127.0.0.1:${opts.receiverPort}`,
     CALLBACK_SECRET: opts.secret,

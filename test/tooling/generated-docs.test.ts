@@ -26,7 +26,7 @@ describe('the settings table', () => {
     for (const env of settingsByEnv(SETTINGS).keys()) expect(reference).toContain(`| \`${env}\` |`);
     expect(reference).toContain('| `LLM_MAX_RUNNING` | `LLM_PARALLEL` |');
     expect(reference).toContain('| `BODY_LIMIT_BYTES` | `2097152` (2 MiB) |');
-    expect(reference).toContain('| `MODELS_VERIFY` | `on` |');
+    expect(reference).toContain('| `MODELS_VERIFY` | `true` |');
   });
 
 });

@@ -46,7 +46,7 @@ export function createAdviceJobs({ config, engines, store, logger, observe }: De
   const runner = new AdviceJobRunner(
     store,
     {
-      draftConcurrency: config.advice.concurrency,
+      draftConcurrency: config.advice.maxRunning,
       draftAttempts: config.advice.draftAttempts,
       deliveryConcurrency: 4,
       draftLeaseMs: config.advice.leaseMs,

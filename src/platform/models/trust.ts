@@ -4,7 +4,7 @@
  * SHA256SUMS beside the file (recorded by the models tool when it downloaded or installed it);
  * else nothing vouches for the file and it loads as unverified. When both list the file with
  * different hashes, nobody can say which is right: the file is refused (fail closed).
- * MODELS_VERIFY=off skips the check.
+ * MODELS_VERIFY=false skips the check.
  */
 import { basename, dirname, join } from 'node:path';
 import type { Config } from '../../config/index.js';
@@ -56,7 +56,7 @@ export function checkExpectedHash(path: string, sha256: string, expected: Expect
   if (expected.sha256 !== sha256) {
     throw new Error(
       `${basename(path)} has sha256 ${sha256.slice(0, 12)}…, but ${expected.source} expects ${expected.sha256.slice(0, 12)}…: ` +
-        'reinstall it (npm run models:install) or set MODELS_VERIFY=off to load it anyway',
+        'reinstall it (npm run models:install) or set MODELS_VERIFY=false to load it anyway',
     );
   }
   return true;

@@ -2,12 +2,11 @@
  * The real LLM engine (child process, node-llama-cpp, CPU) on the tiny random-weight Qwen2
  * test model. Its output is gibberish, but the JSON-schema grammar keeps it valid JSON.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { LlamaCppEngine, type LlamaCppEngineOptions } from '../../../src/engines/llm/engine.js';
 import type { ChatMessage } from '../../../src/engines/types.js';
@@ -211,12 +210,19 @@ describe('LLM engine (node-llama-cpp in a child process)', () => {
 
   it('close() stops the LLM process and does not restart it', async () => {
     const pid = engine.pid()!;
-    await engine.close();
-    expect(() => process.kill(pid, 0)).toThrow(); // gone
-    expect(engine.pid()).toBeUndefined();
-    expect(engine.status().state).toBe('unavailable');
-    await new Promise((r) => setTimeout(r, 1_200)); // past the first restart delay
-    expect(engine.pid()).toBeUndefined();
+    // On a clock of the test's own: a restart would be a timer, which runAllTimers() fires at once.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await engine.close();
+      expect(() => process.kill(pid, 0)).toThrow(); // gone
+      expect(engine.pid()).toBeUndefined();
+      expect(engine.status().state).toBe('unavailable');
+      expect(vi.getTimerCount(), 'timers left after close()').toBe(0);
+      vi.runAllTimers();
+      expect(engine.pid()).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
     await expect(flag()).rejects.toMatchObject({ kind: 'engine_unavailable' });
   });
 });
@@ -238,7 +244,7 @@ describe('LLM engine without a usable model', () => {
 
   it('reports a corrupt model file as failed and retries with a growing backoff', async () => {
     const corrupt = join(dir, 'x.gguf');
-    writeFileSync(corrupt, randomBytes(64 * 1024));
+    writeFileSync(corrupt, Buffer.alloc(64 * 1024, 'no GGUF header, no tensors '));
     const engine = engineFor(corrupt, { backoff: { initialMs: 100 } });
     try {
       await engine.start();

@@ -42,7 +42,7 @@ describe('the LLM engine checks its model', () => {
   it('refuses a model whose sha256 differs from SHA256SUMS', async () => {
     const gateway = await gatewayWith(`${A}  tiny.gguf\n`);
     try {
-      expect(gateway.app.engineStatus('llm')).toMatchObject({ state: 'failed', reason: expect.stringContaining('MODELS_VERIFY=off') });
+      expect(gateway.app.engineStatus('llm')).toMatchObject({ state: 'failed', reason: expect.stringContaining('MODELS_VERIFY=false') });
     } finally {
       await gateway.close();
     }
@@ -75,8 +75,8 @@ describe('the LLM engine checks its model', () => {
     }
   });
 
-  it('loads a mismatched model, unverified, with MODELS_VERIFY=off', async () => {
-    const gateway = await gatewayWith(`${A}  tiny.gguf\n`, { MODELS_VERIFY: 'off' });
+  it('loads a mismatched model, unverified, with MODELS_VERIFY=false', async () => {
+    const gateway = await gatewayWith(`${A}  tiny.gguf\n`, { MODELS_VERIFY: 'false' });
     try {
       expect(gateway.app.engineStatus('llm')).toMatchObject({ state: 'ready', verified: false });
     } finally {

@@ -36,7 +36,7 @@ describe('which hash a model must have', () => {
     await rm(join(dir, 'SHA256SUMS'));
     await manifest('tiny.gguf', A);
     expect(expectedHashOf(config(), path)).toEqual({ sha256: A, source: join(dir, 'manifest.json') });
-    expect(expectedHashOf(config({ MODELS_VERIFY: 'off' }), path)).toBeUndefined();
+    expect(expectedHashOf(config({ MODELS_VERIFY: 'false' }), path)).toBeUndefined();
     await manifest('tiny.gguf', null);
   });
 
@@ -46,7 +46,7 @@ describe('which hash a model must have', () => {
     await writeFile(join(dir, 'SHA256SUMS'), `${sha256}  tiny.gguf\n`);
     expect(() => expectedHashOf(config(), path)).toThrow(ModelTrustConflict);
     expect(() => expectedHashOf(config(), path)).toThrow(`${join(dir, 'manifest.json')} vouches for sha256 aaaaaaaaaaaa…, but ${join(dir, 'SHA256SUMS')}`);
-    expect(expectedHashOf(config({ MODELS_VERIFY: 'off' }), path)).toBeUndefined();
+    expect(expectedHashOf(config({ MODELS_VERIFY: 'false' }), path)).toBeUndefined();
     await manifest('tiny.gguf', null);
   });
 
@@ -61,7 +61,7 @@ describe('which hash a model must have', () => {
 
   it('refuses a mismatch with a way out, and tells verified from unvouched', () => {
     expect(() => checkExpectedHash('/m/x.gguf', 'b'.repeat(64), { sha256: A, source: 'SHA256SUMS' })).toThrow(
-      /x.gguf has sha256 bbbbbbbbbbbb…, but SHA256SUMS expects aaaaaaaaaaaa….*MODELS_VERIFY=off/,
+      /x.gguf has sha256 bbbbbbbbbbbb…, but SHA256SUMS expects aaaaaaaaaaaa….*MODELS_VERIFY=false/,
     );
     expect(checkExpectedHash('/m/x.gguf', A, { sha256: A, source: 'SHA256SUMS' })).toBe(true);
     expect(checkExpectedHash('/m/x.gguf', A, undefined)).toBe(false);

@@ -112,7 +112,7 @@ describe('the tesseract.js OCR engine', () => {
         });
       expect(await engineWith(`${'0'.repeat(64)}  eng.traineddata\n`)).toMatchObject({
         state: 'failed',
-        reason: expect.stringContaining('MODELS_VERIFY=off'),
+        reason: expect.stringContaining('MODELS_VERIFY=false'),
       });
       expect(await engineWith(`${sha256}  eng.traineddata\n`)).toMatchObject({ state: 'ready', verified: true });
     } finally {
