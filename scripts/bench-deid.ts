@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAtMost } from '../src/platform/concurrency.js';
 import { DEID_FIXTURES, deidGroundTruth } from './lib/deid-fixtures.js';
-import { DEID_STAGES, type DeidStage } from '../src/operations/case-file-process/redact-page.js';
+import { DEIDENTIFICATION_STAGES as DEID_STAGES, type DeidentificationStage as DeidStage } from '../src/operations/case-file-process/redact-page.js';
 import { auditOutcomes, deidentify, pagesOf, stageSeconds, tesseractOnce } from './lib/independent-reader.js';
 import { pct, startOcrEvalGateway, type OcrEvalGateway } from './lib/eval-gateway.js';
 

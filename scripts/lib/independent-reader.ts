@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import type { CaseFileProcessResponse } from '../../src/contract/case-files.js';
 import { loadPdf, render } from '../../src/documents/pdf.js';
-import { DEID_STAGES, type DeidStage } from '../../src/operations/case-file-process/redact-page.js';
+import { DEIDENTIFICATION_STAGES as DEID_STAGES, type DeidentificationStage as DeidStage } from '../../src/operations/case-file-process/redact-page.js';
 import type { OcrEvalGateway } from './eval-gateway.js';
 
 const run = promisify(execFile);

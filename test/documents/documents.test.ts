@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openDocument, type DocumentLimits } from '../../src/documents/index.js';
-import { removeCjkSpaces } from '../../src/engines/ocr/layout.js';
+import { removeCjkSpaces } from '../../src/engines/ocr/line-text.js';
 import { GatewayError } from '../../src/errors.js';
 import { sniffMedia } from '../../src/platform/fetch/index.js';
 import { WAV_BYTES } from '../support/media-bytes.js';

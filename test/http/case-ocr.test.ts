@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseOcrResponse } from '../../src/contract/case-files.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createOcrEngine } from '../../src/engines/ocr/index.js';
-import { removeCjkSpaces } from '../../src/engines/ocr/layout.js';
+import { removeCjkSpaces } from '../../src/engines/ocr/line-text.js';
 import { startFileServer, type FileServer, fileReference, type FileReferenceBody } from '../../scripts/lib/file-server.js';
 import { WAV_BYTES } from '../support/media-bytes.js';
 import { OCR_ENV, OCR_START_WITHIN_MS, startOcrGateway, type TestGateway, postFiles } from '../../scripts/lib/gateway.js';

@@ -18,7 +18,7 @@ import { notReadyError } from '../readiness.js';
 import { EngineLifecycle } from '../lifecycle.js';
 import type { EngineState, EngineStatus, LlmEngine, LlmJsonRequest } from '../types.js';
 import { parseAnswer } from './answer.js';
-import { CallBook, type CallLimit } from './calls.js';
+import { PendingCalls, type CallDeadline } from './pending-calls.js';
 import { grammarSchemaFor } from './json-schema.js';
 import type {
   ChildMessage,
@@ -67,7 +67,7 @@ export class LlamaCppEngine implements LlmEngine {
   private started = false;
   private closed = false;
   private firstAttemptSettled: (() => void) | undefined;
-  private readonly calls = new CallBook();
+  private readonly calls = new PendingCalls();
   private readonly supervisor: Supervisor<ParentMessage, ChildMessage>;
   private readonly timeoutMs: number;
   private readonly logger: Logger | undefined;
@@ -129,7 +129,7 @@ export class LlamaCppEngine implements LlmEngine {
     request: LlmJsonRequest<T>,
     signal: AbortSignal,
   ): Promise<{ value: T; stats: GenerationStats }> {
-    const limit: CallLimit =
+    const deadline: CallDeadline =
       request.deadline !== undefined
         ? { at: request.deadline, message: "the LLM generation did not finish before the request's deadline" }
         : { at: Date.now() + this.timeoutMs, message: `the LLM generation ran longer than LLM_TIMEOUT_MS (${this.timeoutMs} ms)` };
@@ -140,7 +140,7 @@ export class LlamaCppEngine implements LlmEngine {
       jsonSchema: grammarSchemaFor(request.schema),
       maxTokens,
     };
-    const result = (await this.call(message, signal, limit)) as ResultMessage;
+    const result = (await this.call(message, signal, deadline)) as ResultMessage;
     const stats: GenerationStats = {
       promptTokens: result.promptTokens,
       outputTokens: result.outputTokens,
@@ -164,13 +164,13 @@ export class LlamaCppEngine implements LlmEngine {
   private call(
     message: Omit<GenerateMessage, 'id'> | Omit<CountMessage, 'id'>,
     signal: AbortSignal,
-    limit: CallLimit,
+    deadline: CallDeadline,
   ): Promise<ChildMessage> {
     if (signal.aborted) return Promise.reject(signal.reason);
     if (this.lifecycle.state !== 'ready' || !this.childReady) return Promise.reject(notReadyError('llm', this.status()));
     return this.calls.open(
       signal,
-      limit,
+      deadline,
       (id) => {
         const sent = this.supervisor.send({ ...message, id } as ParentMessage, () => this.calls.reject(id, processGone()));
         if (!sent) this.calls.reject(id, processGone());

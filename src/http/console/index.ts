@@ -19,7 +19,7 @@ import { VERSION } from '../../version.js';
 import { bearerAuth } from '../auth.js';
 import { standardErrorBody, useErrorShape } from '../errors.js';
 import type { ConsoleStatus, ConsoleUpload, ReceivedReport } from './answers.js';
-import { pagePreviewRoutes } from './pages.js';
+import { pagePreviewRoutes } from './page-previews.js';
 import type { ConsoleUploads } from './uploads.js';
 
 export interface ConsoleRoutesOptions {

@@ -1,8 +1,10 @@
 /**
- * AI-4: every file fetched safely and redacted page by page (fail-closed, see redact-page.ts),
- * then classified from its text. The produced files are stored only once every file of the
- * request is clean, so a failed request leaves nothing behind; the originals are never stored.
- * `results` follow the requested files in order.
+ * AI-4, de-identification (the folder bears the endpoint's id, case-file-process; the settings
+ * and metrics the operator sees keep the short form, DEID_* and gateway_deid_*): every file
+ * fetched safely and redacted page by page (fail-closed, see redact-page.ts), then classified
+ * from its text. The produced files are stored only once every file of the request is clean,
+ * so a failed request leaves nothing behind; the originals are never stored. `results` follow
+ * the requested files in order.
  */
 import type { CaseFileProcessRequest, CaseFileProcessResponse, DocumentCategory } from '../../contract/case-files.js';
 import type { FileReference } from '../../contract/common.js';
@@ -14,13 +16,13 @@ import type { SniffedMedia } from '../../platform/fetch/index.js';
 import { OPERATIONS } from '../../contract/operations.js';
 import type { OperationContext } from '../context.js';
 import type { Operation } from '../operation.js';
-import { dataByEachReader, forEachFile, forEachPage, recognize, withDocument } from '../documents.js';
+import { dataByEachReader, forEachFile, forEachPage, recognize, withDocument } from '../document-operations.js';
 import { refineWithLlm } from '../llm-calls.js';
 import { CLASSIFY_MAX_TOKENS, classifyAnswer, classifyMessages, mergeClassification } from './classify-llm.js';
 import { classifyByRules } from './classify.js';
 import { assemble, outputFormatFor, outputSize, type EncodedPage, type OutputFormat } from './output.js';
-import { deidMetrics, type DeidObserver } from './metrics.js';
-import { redactPage, UnreadablePage, type RedactedPage, type Timed } from './redact-page.js';
+import { deidentificationMetrics, type DeidentificationObserver } from './metrics.js';
+import { redactPage, UnreadablePage, type RedactedPage, type TimeStage } from './redact-page.js';
 
 interface ProducedFile {
   bytes: Buffer;
@@ -34,32 +36,32 @@ interface ProducedFile {
 type Result = CaseFileProcessResponse['results'][number];
 
 /** AI-4's own settings and metrics, beside the request's context. */
-interface DeidSettings {
+interface DeidentificationSettings {
   /** The page confidence below which a page is withheld. */
   minConfidence: number;
   /** The least share of the first reading's text an audit reading must read again. */
   minReadShare: number;
   /** How long produced files stay downloadable, in seconds. */
   fileUrlTtlSeconds: number;
-  observer: DeidObserver;
+  observer: DeidentificationObserver;
 }
 
-type DeidContext = OperationContext & { deid: DeidSettings };
+type DeidentificationContext = OperationContext & { deidentification: DeidentificationSettings };
 
 export const caseFileProcessOperation: Operation<typeof OPERATIONS.caseFileProcess.request> = {
   contract: OPERATIONS.caseFileProcess,
   start: ({ config, metrics }) => {
-    const deid: DeidSettings = {
+    const deidentification: DeidentificationSettings = {
       minConfidence: config.deid.minConfidence,
       minReadShare: config.deid.auditMinReadPercent / 100,
       fileUrlTtlSeconds: config.security.fileUrlTtlSeconds,
-      observer: deidMetrics(metrics),
+      observer: deidentificationMetrics(metrics),
     };
-    return { handle: (request, context) => processCaseFiles(request, { ...context, deid }) };
+    return { handle: (request, context) => processCaseFiles(request, { ...context, deidentification }) };
   },
 };
 
-async function processCaseFiles(request: CaseFileProcessRequest, context: DeidContext): Promise<CaseFileProcessResponse> {
+async function processCaseFiles(request: CaseFileProcessRequest, context: DeidentificationContext): Promise<CaseFileProcessResponse> {
   context.engines.requireReady('ocr');
   const produced = await forEachFile(request.files, context, async (file, scoped) => {
     const output = await withDocument(file, scoped, (document, media) => deidentify(file, document, media, scoped));
@@ -68,12 +70,12 @@ async function processCaseFiles(request: CaseFileProcessRequest, context: DeidCo
   return { results: await store(request.files, produced, context) };
 }
 
-async function deidentify(file: FileReference, document: OpenedDocument, media: SniffedMedia, context: DeidContext): Promise<ProducedFile> {
+async function deidentify(file: FileReference, document: OpenedDocument, media: SniffedMedia, context: DeidentificationContext): Promise<ProducedFile> {
   const format = outputFormatFor(media.mediaType);
-  const timed = timer(context);
-  const pages = await forEachPage(file, document, context, (index) => deidentifyPage(document, index, format, context, timed));
+  const timeStage = stageTimer(context);
+  const pages = await forEachPage(file, document, context, (index) => deidentifyPage(document, index, format, context, timeStage));
   const encoded: EncodedPage[] = pages.map((page) => ({ encoded: page.encoded, size: page.size }));
-  const bytes = await timed('encode', () => assemble(encoded, format));
+  const bytes = await timeStage('encode', () => assemble(encoded, format));
   const pageRedactions = pages.map((page) => ({ ...page.redactions }) as Record<string, number>);
   const redactions = pageRedactions.reduce((sum, kinds) => sum + Object.values(kinds).reduce((a, b) => a + b, 0), 0);
   return {
@@ -90,33 +92,33 @@ async function deidentifyPage(
   document: OpenedDocument,
   index: number,
   format: OutputFormat,
-  context: DeidContext,
-  timed: Timed,
+  context: DeidentificationContext,
+  timeStage: TimeStage,
 ): Promise<RedactedPage & { size: EncodedPage['size']; text: string }> {
   const page = await document.page(index, { raster: true });
   const raster = page.raster!;
-  const reading = page.kind === 'text' ? page.page : await timed('ocr', () => recognize(page.image, context, { eraseRulingLines: true }));
-  const closer = page.kind === 'image' && needsCloserLook(reading) ? await timed('ocr', () => closerLook(page.image, context)) : undefined;
+  const reading = page.kind === 'text' ? page.page : await timeStage('ocr', () => recognize(page.image, context, { eraseRulingLines: true }));
+  const closer = page.kind === 'image' && needsCloserLook(reading) ? await timeStage('ocr', () => closerLook(page.image, context)) : undefined;
   try {
-    if (page.kind === 'image') requireReadable(reading, index, context.deid.minConfidence);
+    if (page.kind === 'image') requireReadable(reading, index, context.deidentification.minConfidence);
     const redacted = await redactPage({
       pageNumber: index + 1,
       raster,
       reading,
       ...(closer ? { alsoRead: [closer] } : {}),
       format,
-      timed,
-      read: (image, rotation, dataIn) => dataByEachReader(image, context, rotation, dataIn),
-      minReadShare: context.deid.minReadShare,
-      onReadShare: (reader, share) => context.deid.observer.readShare(reader, share),
+      timeStage,
+      dataByEachReader: (image, rotation, dataIn) => dataByEachReader(image, context, rotation, dataIn),
+      minReadShare: context.deidentification.minReadShare,
+      onReadShare: (reader, share) => context.deidentification.observer.readShare(reader, share),
     });
-    context.deid.observer.audit(redacted.outcome);
-    for (const [kind, count] of Object.entries(redacted.redactions)) context.deid.observer.redactions(kind, count);
+    context.deidentification.observer.audit(redacted.outcome);
+    for (const [kind, count] of Object.entries(redacted.redactions)) context.deidentification.observer.redactions(kind, count);
     return { ...redacted, size: outputSize(raster), text: reading.text };
   } catch (error) {
     if (isGatewayError(error) && error.kind === 'deidentification_failed') {
       const outcome = error instanceof UnreadablePage ? 'unreadable' : 'failed';
-      context.deid.observer.audit(outcome);
+      context.deidentification.observer.audit(outcome);
       context.log.warn({ page: index + 1, outcome }, 'de-identification withheld the file');
     }
     throw error;
@@ -152,22 +154,22 @@ const needsCloserLook = (reading: OcrPage) => !isQuarterTurn(reading.rotation) |
  * resolution, its lie found anew): what either reading finds is painted, each reading's boxes
  * carried to the page through its own turn.
  */
-function closerLook(image: Buffer, context: DeidContext): Promise<OcrPage> {
+function closerLook(image: Buffer, context: DeidentificationContext): Promise<OcrPage> {
   return recognize(image, context, { eraseRulingLines: true, closerLook: true });
 }
 
-function timer(context: DeidContext): Timed {
+function stageTimer(context: DeidentificationContext): TimeStage {
   return async (stage, work) => {
     const started = performance.now();
     try {
       return await work();
     } finally {
-      context.deid.observer.stage(stage, (performance.now() - started) / 1000);
+      context.deidentification.observer.stage(stage, (performance.now() - started) / 1000);
     }
   };
 }
 
-function categorize(text: string, context: DeidContext): Promise<DocumentCategory> {
+function categorize(text: string, context: DeidentificationContext): Promise<DocumentCategory> {
   const rules = classifyByRules(text);
   if (!text.trim()) return Promise.resolve(rules.category);
   return refineWithLlm(
@@ -183,17 +185,17 @@ function categorize(text: string, context: DeidContext): Promise<DocumentCategor
 async function store(
   files: readonly FileReference[],
   produced: ReadonlyArray<{ output: ProducedFile; category: DocumentCategory }>,
-  context: DeidContext,
+  context: DeidentificationContext,
 ): Promise<Result[]> {
   const stored: string[] = [];
   try {
     const results: Result[] = [];
     for (const [index, { output, category }] of produced.entries()) {
-      const blob = await context.stores.blobs.put(output.bytes, { contentType: output.contentType, ttlSeconds: context.deid.fileUrlTtlSeconds });
+      const blob = await context.stores.blobs.put(output.bytes, { contentType: output.contentType, ttlSeconds: context.deidentification.fileUrlTtlSeconds });
       stored.push(blob.key);
       results.push({
         upload_file_id: files[index]!.upload_file_id,
-        desensitized_url: context.stores.fileUrls.urlFor(blob.key, context.deid.fileUrlTtlSeconds),
+        desensitized_url: context.stores.fileUrls.urlFor(blob.key, context.deidentification.fileUrlTtlSeconds),
         category,
         pages: output.pages,
         redactions: output.redactions,

@@ -1,14 +1,14 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 /** What AI-4 reports: time per stage, each page's audit outcome, boxes painted per kind of datum, how much each audit reading read. */
-export interface DeidObserver {
+export interface DeidentificationObserver {
   stage(stage: string, seconds: number): void;
   audit(outcome: string): void;
   redactions(kind: string, count: number): void;
   readShare(reader: string, share: number): void;
 }
 
-export function deidMetrics(registry: Registry): DeidObserver {
+export function deidentificationMetrics(registry: Registry): DeidentificationObserver {
   const stages = new Histogram({
     name: 'gateway_deid_stage_seconds',
     help: 'AI-4 time per page and stage: ocr, detect, redact (paint and encode a page), audit (re-OCR), encode (the whole file)',

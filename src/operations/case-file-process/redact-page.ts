@@ -16,10 +16,9 @@
  *
  * A solid quad carries no information: every datum's glyphs (its box as read) must lie under
  * solid paint in the encoded page, the audit fills the paint with the paper around it for its own
- * reading, and counts
- * only data read mostly outside it that the first reading did not already read there as
- * something else (see isReadBefore): paint changes what stands beside a label, not what the
- * page says.
+ * reading, and counts only data read mostly outside it that the first reading did not already
+ * read there as something else (see isEarlierTextReadAgain): paint changes what stands beside a
+ * label, not what the page says.
  */
 import sharp from 'sharp';
 import type { PageRaster } from '../../documents/index.js';
@@ -33,18 +32,18 @@ import { paintPage, type OutputFormat } from './output.js';
 import { fillWithSurroundings, meanIn } from './pixels.js';
 
 /** The stages of de-identifying a page, each timed (gateway_deid_stage_seconds). */
-export const DEID_STAGES = ['ocr', 'detect', 'redact', 'audit', 'encode'] as const;
-export type DeidStage = (typeof DEID_STAGES)[number];
+export const DEIDENTIFICATION_STAGES = ['ocr', 'detect', 'redact', 'audit', 'encode'] as const;
+export type DeidentificationStage = (typeof DEIDENTIFICATION_STAGES)[number];
 
 /**
  * Reads an image turned `rotation` degrees with each reader the OCR engine has in turn (the
  * limiter and engine behind it): the data `dataIn` finds in the reading of the first reader that
  * finds some.
  */
-export type ReadAt = <T>(image: Buffer, rotation: number, dataIn: (reading: OcrPage, reader: AuditReader) => T[]) => Promise<T[]>;
+export type DataByEachReader = <T>(image: Buffer, rotation: number, dataIn: (reading: OcrPage, reader: AuditReader) => T[]) => Promise<T[]>;
 
-/** Runs a stage of the work, timing it. */
-export type Timed = <T>(stage: DeidStage, work: () => Promise<T>) => Promise<T>;
+/** Runs a stage of the work, timing it (gateway_deid_stage_seconds). */
+export type TimeStage = <T>(stage: DeidentificationStage, work: () => Promise<T>) => Promise<T>;
 
 export interface PageWork {
   /** 1-based, for the message when the page is withheld. */
@@ -55,8 +54,8 @@ export interface PageWork {
   /** Other readings of the page as sent (a closer look at a photo): the data they find is painted too. */
   alsoRead?: readonly OcrPage[];
   format: OutputFormat;
-  read: ReadAt;
-  timed: Timed;
+  dataByEachReader: DataByEachReader;
+  timeStage: TimeStage;
   /** The least share of the first reading's text (outside the paint) an audit reading must read again. */
   minReadShare: number;
   /** Told each audit reading's share, for the metrics. */
@@ -79,10 +78,10 @@ export class UnreadablePage extends GatewayError {
 
 /** Share of a datum's quad that must lie under paint for its reading to count as hallucination. */
 const COVERED = 0.9;
-/** Share of a datum's quad on text read there before (or on paint) for it to be that text read again. */
-const ON_TEXT_READ_BEFORE = 0.5;
-/** Share of a datum's quad on a word read before for that word to be under it. */
-const WORD_UNDER = 0.1;
+/** Least share of a datum's quad on text the first reading read there (or on paint) for it to be that text read again. */
+const MIN_SHARE_ON_EARLIER_TEXT = 0.5;
+/** Least share of a datum's quad on a word the first reading read for that word to count as under it. */
+const MIN_SHARE_ON_EARLIER_WORD = 0.1;
 /** Audit rounds: on clean pages the first finds at most what the first reading missed, the second its rest. */
 const AUDITS = 3;
 /** Share of a word's quad under paint for it to count as painted over (not expected to be read again). */
@@ -99,8 +98,8 @@ interface Located {
   text: string;
 }
 
-/** Text the first reading read besides the data, on the raster. */
-interface ReadBefore {
+/** Text the first reading read beside the data, on the raster. */
+interface EarlierText {
   /** Padded, as painted data would be. */
   box: Quad;
   /** As read. */
@@ -121,9 +120,9 @@ function locate(reading: OcrPage, raster: RasterFrame, evidence: 'any' | 'text')
 }
 
 export async function redactPage(work: PageWork): Promise<RedactedPage> {
-  const { located, readBefore } = await work.timed('detect', async () => ({
+  const { located, earlierText } = await work.timeStage('detect', async () => ({
     located: withOtherReadings(locate(work.reading, work.raster, 'any'), work),
-    readBefore: textBesideData(work.reading).map((read) => ({
+    earlierText: textBesideData(work.reading).map((read) => ({
       box: toRaster(padded(read.box), work.reading, work.raster),
       core: toRaster(read.box, work.reading, work.raster),
       text: read.text,
@@ -132,8 +131,8 @@ export async function redactPage(work: PageWork): Promise<RedactedPage> {
   const painted = [...located];
   let survivors: Located[] = [];
   for (let audit = 1; audit <= AUDITS; audit++) {
-    const encoded = await work.timed('redact', () => paintPage(work.raster, painted.map((item) => item.box), work.format));
-    survivors = await work.timed('audit', () => surviving(encoded, painted, readBefore, work));
+    const encoded = await work.timeStage('redact', () => paintPage(work.raster, painted.map((item) => item.box), work.format));
+    survivors = await work.timeStage('audit', () => surviving(encoded, painted, earlierText, work));
     if (!survivors.length) return { encoded, redactions: countByKind(painted), outcome: audit === 1 ? 'clean' : 'clean_after_retry' };
     painted.push(...survivors);
   }
@@ -158,7 +157,7 @@ function withOtherReadings(located: Located[], work: PageWork): Located[] {
  * tesseract reads black boxes as "国" and junk that would pass for values, and white ones on grey
  * paper blind it to the whole page.
  */
-async function surviving(encoded: Buffer, painted: readonly Located[], readBefore: readonly ReadBefore[], work: PageWork): Promise<Located[]> {
+async function surviving(encoded: Buffer, painted: readonly Located[], earlierText: readonly EarlierText[], work: PageWork): Promise<Located[]> {
   const { data, info } = await sharp(encoded).removeAlpha().toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
   const paint = painted.map((item) => item.box);
   // All checked before any is whitened: quads overlap.
@@ -171,14 +170,14 @@ async function surviving(encoded: Buffer, painted: readonly Located[], readBefor
   fillWithSurroundings(data, info, paint);
   const image = await sharp(data, { raw: info }).png({ compressionLevel: 1 }).toBuffer();
   const frame = { width: info.width, height: info.height, readWidth: info.width, readHeight: info.height };
-  const expected = readBefore.filter((read) => coveredShare(read.core, paint) < PAINTED_OVER);
-  return work.read(image, work.reading.rotation, (reading, reader) => {
+  const expected = earlierText.filter((read) => coveredShare(read.core, paint) < PAINTED_OVER);
+  return work.dataByEachReader(image, work.reading.rotation, (reading, reader) => {
     const share = readShare(expected, reading, frame);
     if (share !== undefined) {
       work.onReadShare?.(reader, share);
       if (share < work.minReadShare) throw blindAudit(work, share);
     }
-    return locate(reading, frame, 'text').filter((item) => coveredShare(item.core, paint) < COVERED && !isReadBefore(item, readBefore, paint));
+    return locate(reading, frame, 'text').filter((item) => coveredShare(item.core, paint) < COVERED && !isEarlierTextReadAgain(item, earlierText, paint));
   });
 }
 
@@ -197,7 +196,7 @@ const comparableChars = (text: string): string[] => [...text.normalize('NFKC').t
  * again at the same place: its characters found among those of the words it read over each of
  * them, as a share of theirs; undefined when too little text lies outside the paint to tell.
  */
-export function readShare(expected: ReadonlyArray<Pick<ReadBefore, 'core' | 'text'>>, reading: OcrPage, frame: RasterFrame): number | undefined {
+export function readShare(expected: ReadonlyArray<Pick<EarlierText, 'core' | 'text'>>, reading: OcrPage, frame: RasterFrame): number | undefined {
   const words = reading.words.map((word) => {
     const quad = toRaster(word.box, reading, frame);
     return { quad, bounds: boundingBox(quad), text: word.text };
@@ -249,12 +248,12 @@ const HAN_CHARACTERS = /\p{Script=Han}/gu;
  * read data ("周" beside 配偶, where OCR drew the label's box over the first character of the
  * name), and so is a reading where the first one read junk ("REN" where it read "=EN").
  */
-export function isReadBefore(item: Pick<Located, 'core' | 'text'>, readBefore: ReadonlyArray<Pick<ReadBefore, 'box' | 'text'>>, paint: readonly Quad[]): boolean {
-  const under = readBefore.filter((read) => coveredShare(item.core, [read.box]) >= WORD_UNDER);
+export function isEarlierTextReadAgain(item: Pick<Located, 'core' | 'text'>, earlierText: ReadonlyArray<Pick<EarlierText, 'box' | 'text'>>, paint: readonly Quad[]): boolean {
+  const under = earlierText.filter((read) => coveredShare(item.core, [read.box]) >= MIN_SHARE_ON_EARLIER_WORD);
   const textUnder = under.map((read) => read.text).join('');
   const han = item.text.match(HAN_CHARACTERS) ?? [];
   const alike = han.length ? han.some((char) => textUnder.includes(char)) : HAN.test(textUnder);
-  return alike && coveredShare(item.core, [...under.map((read) => read.box), ...paint]) >= ON_TEXT_READ_BEFORE;
+  return alike && coveredShare(item.core, [...under.map((read) => read.box), ...paint]) >= MIN_SHARE_ON_EARLIER_TEXT;
 }
 
 /** Mean grey (0–255) under which painted pixels count as solid; JPEG rings only at the paint's edges. */

@@ -10,7 +10,7 @@ import type { OcrPage } from '../../engines/types.js';
 import { OPERATIONS } from '../../contract/operations.js';
 import type { OperationContext } from '../context.js';
 import { statelessOperation } from '../operation.js';
-import { forEachFile, forEachPage, recognize, withDocument } from '../documents.js';
+import { forEachFile, forEachPage, recognize, withDocument } from '../document-operations.js';
 import { refineWithLlm } from '../llm-calls.js';
 import { extractPatientInfo, type PatientInfo } from './patient-info.js';
 import { REFINE_MAX_TOKENS, mergeRefined, refineMessages, refinedAnswer } from './refine.js';

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { Box, OcrPage, OcrWord } from '../../../src/engines/types.js';
 import { padded, toRaster } from '../../../src/operations/case-file-process/geometry.js';
 import { boundingBox, quadOf } from '../../../src/engines/ocr/plane.js';
-import { boxOfChars } from '../../../src/engines/ocr/layout.js';
+import { boxOfChars } from '../../../src/engines/ocr/line-text.js';
 import { pageLines } from '../../../src/operations/case-file-process/lines.js';
 import { personalRegions, spanBox } from '../../../src/operations/case-file-process/locate.js';
-import { coveredShare, isReadBefore } from '../../../src/operations/case-file-process/redact-page.js';
+import { coveredShare, isEarlierTextReadAgain } from '../../../src/operations/case-file-process/redact-page.js';
 
 const word = (text: string, x0: number, y0: number, x1: number, line: number, y1 = y0 + 40): OcrWord => ({
   text,
@@ -218,22 +218,22 @@ describe('the audit: text read there before', () => {
     ['Em', '复核医师:', 100, 200],
     ['病史', '代诉病史，单位', 120, 190],
   ])('%s read where the first reading had %s is that text again', (text, readFirst, x0, x1) => {
-    expect(isReadBefore(read(text, x0, x1), [before(readFirst, 110, 300)], paint)).toBe(true);
+    expect(isEarlierTextReadAgain(read(text, x0, x1), [before(readFirst, 110, 300)], paint)).toBe(true);
   });
 
   it('a Chinese character the text there did not have is data, even on the box OCR drew over it', () => {
-    expect(isReadBefore(read('周', 150, 200), [before('配偶', 110, 210)], paint)).toBe(false);
+    expect(isEarlierTextReadAgain(read('周', 150, 200), [before('配偶', 110, 210)], paint)).toBe(false);
   });
 
   it('a nicked label read again over its two words, one of them shared', () => {
-    expect(isReadBefore(read('生别', 100, 180), [before('性', 104, 142), before('别', 142, 180)], paint)).toBe(true);
+    expect(isEarlierTextReadAgain(read('生别', 100, 180), [before('性', 104, 142), before('别', 142, 180)], paint)).toBe(true);
   });
 
   it('a reading where the first one read junk is data', () => {
-    expect(isReadBefore(read('REN', 110, 190), [before('送检医生:', 0, 108), before('=EN', 112, 192)], [])).toBe(false);
+    expect(isEarlierTextReadAgain(read('REN', 110, 190), [before('送检医生:', 0, 108), before('=EN', 112, 192)], [])).toBe(false);
   });
 
   it('a variant read away from that text is data', () => {
-    expect(isReadBefore(read('生别', 400, 480), [before('性别', 110, 200)], paint)).toBe(false);
+    expect(isEarlierTextReadAgain(read('生别', 400, 480), [before('性别', 110, 200)], paint)).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { joinLine, removeCjkSpaces } from '../../../src/engines/ocr/layout.js';
+import { joinLine, removeCjkSpaces } from '../../../src/engines/ocr/line-text.js';
 import { pageFromBlocks } from '../../../src/engines/ocr/tesseract/blocks.js';
 import { mergeRefined } from '../../../src/operations/case-ocr/refine.js';
 

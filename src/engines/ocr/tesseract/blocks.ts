@@ -1,6 +1,6 @@
 /** tesseract's reading as an OcrPage's words and text. */
 import type { OcrWord } from '../../types.js';
-import { joinLine } from '../layout.js';
+import { joinLine } from '../line-text.js';
 
 export interface TesseractLine {
   words: ReadonlyArray<{ text: string; confidence: number; bbox: OcrWord['box'] }>;

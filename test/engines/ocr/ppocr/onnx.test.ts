@@ -7,7 +7,7 @@ import { BEST_CLASS, BEST_PROBABILITY } from '../../../../src/engines/ocr/ppocr/
 import { OnnxGraph } from '../../../../src/engines/ocr/ppocr/prepare/onnx/graph.js';
 import { simplifyModel } from '../../../../src/engines/ocr/ppocr/prepare/onnx/simplify.js';
 import { denseConvolutions, quantizeConvolutions, tensorsToCalibrate, withOutputs, type Calibration } from '../../../../src/engines/ocr/ppocr/prepare/onnx/quantize.js';
-import { calibrationFor } from '../../../../src/engines/ocr/ppocr/prepare/calibration.js';
+import { calibrationFor } from '../../../../src/engines/ocr/ppocr/prepare/prepare.js';
 import { RECOGNISER_CALIBRATION } from '../../../../src/engines/ocr/ppocr/prepare/recogniser-calibration.js';
 import { sha256OfFile } from '../../../../src/platform/models/checksums.js';
 import { exactInt8DotProducts } from '../../../../src/platform/cpu.js';
@@ -49,8 +49,8 @@ function onnxNode(op: string, inputs: string[], outputs: string[], attributes: U
   return bytesField(1, writeFields([...inputs.map((i) => stringField(1, i)), ...outputs.map((o) => stringField(2, o)), stringField(4, op), ...attributes.map((a) => bytesField(5, a))]));
 }
 
-const floatAttr = (name: string, value: number) => writeFields([stringField(1, name), floatField(2, value), varintField(20, 1)]);
-const intsAttr = (name: string, values: number[]) => writeFields([stringField(1, name), ...values.map((v) => varintField(8, v)), varintField(20, 7)]);
+const floatAttributeBytes = (name: string, value: number) => writeFields([stringField(1, name), floatField(2, value), varintField(20, 1)]);
+const intsAttributeBytes = (name: string, values: number[]) => writeFields([stringField(1, name), ...values.map((v) => varintField(8, v)), varintField(20, 7)]);
 
 /** A float tensor input or output of rank 4 with dynamic dimensions. */
 const valueInfo = (number: number, name: string) =>
@@ -69,20 +69,20 @@ function exportedBlock(): Uint8Array {
     constant('w3', [2, 4, 1, 1], random(8, 4)),
     constant('b3', [2], random(2, 5)),
     ...[0.7, -0.2, 3, 6, 1.3, 0.4].map((v, i) => constant(`k${i}`, i === 2 || i === 3 ? [] : [1], [v])),
-    onnxNode('Conv', ['x', 'w1', 'b1'], ['c1'], [intsAttr('pads', [1, 1, 1, 1])]),
+    onnxNode('Conv', ['x', 'w1', 'b1'], ['c1'], [intsAttributeBytes('pads', [1, 1, 1, 1])]),
   ];
   const activation = (from: string, tag: string) => [
     onnxNode('Mul', ['k0', from], [`${tag}m`]),
     onnxNode('Add', [`${tag}m`, 'k1'], [`${tag}a`]),
     onnxNode('Add', [`${tag}a`, 'k2'], [`${tag}p3`]),
-    onnxNode('Clip', [`${tag}p3`], [`${tag}clip`], [floatAttr('min', 0), floatAttr('max', 6)]),
+    onnxNode('Clip', [`${tag}p3`], [`${tag}clip`], [floatAttributeBytes('min', 0), floatAttributeBytes('max', 6)]),
     onnxNode('Mul', [`${tag}a`, `${tag}clip`], [`${tag}prod`]),
     onnxNode('Div', [`${tag}prod`, 'k3'], [`${tag}hs`]),
     onnxNode('Mul', ['k4', `${tag}hs`], [`${tag}lm`]),
     onnxNode('Add', [`${tag}lm`, 'k5'], [`${tag}out`]),
   ];
   nodes.push(...activation('c1', 'a'));
-  nodes.push(onnxNode('Conv', ['aout', 'w2'], ['c2'], [intsAttr('pads', [1, 1, 1, 1]), writeFields([stringField(1, 'group'), varintField(3, 4), varintField(20, 2)])]));
+  nodes.push(onnxNode('Conv', ['aout', 'w2'], ['c2'], [intsAttributeBytes('pads', [1, 1, 1, 1]), writeFields([stringField(1, 'group'), varintField(3, 4), varintField(20, 2)])]));
   nodes.push(...activation('c2', 'b'));
   nodes.push(onnxNode('Conv', ['bout', 'w3', 'b3'], ['y']));
   const graph = writeFields([...nodes, stringField(2, 'block'), valueInfo(11, 'x'), valueInfo(12, 'y')]);

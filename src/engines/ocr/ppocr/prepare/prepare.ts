@@ -14,10 +14,10 @@ import { basename, dirname, join } from 'node:path';
 import { sha256OfFile } from '../../../../platform/models/checksums.js';
 import type { PpOcrModelFiles } from '../models.js';
 import { PREPARED_MANIFEST, type PreparedFile, type PreparedManifest, type RecogniserVariant } from '../prepared.js';
-import { calibrationFor } from './calibration.js';
 import { withBestPath } from './onnx/best-path.js';
-import { quantizeConvolutions, type WeightLevels } from './onnx/quantize.js';
+import { quantizeConvolutions, type Calibration, type WeightLevels } from './onnx/quantize.js';
 import { simplifyModel } from './onnx/simplify.js';
+import { RECOGNISER_CALIBRATION } from './recogniser-calibration.js';
 
 const INT8_VARIANTS: ReadonlyArray<[RecogniserVariant, WeightLevels]> = [
   ['int8-127', 127],
@@ -58,6 +58,16 @@ export async function prepareOcrModels(source: PpOcrModelFiles, outDir: string):
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The calibration of the recogniser whose file has this sha256, when it was calibrated: only the
+ * packaged PP-OCRv4 recogniser, whose activation ranges were measured on real lines
+ * (recogniser-calibration.ts, made by `npm run calibrate:ocr`), is prepared in 8-bit integers; a
+ * recogniser file of other content is prepared in float only.
+ */
+export function calibrationFor(recogniserSha256: string): Calibration | undefined {
+  return recogniserSha256 === RECOGNISER_CALIBRATION.modelSha256 ? RECOGNISER_CALIBRATION : undefined;
 }
 
 async function simplified(path: string): Promise<Uint8Array> {

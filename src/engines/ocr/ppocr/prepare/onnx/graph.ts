@@ -208,6 +208,7 @@ export function attribute(node: OnnxNode, name: string): Field[] | undefined {
   return undefined;
 }
 
+/** The values of a node's attributes, read: undefined where the node has none by that name. */
 export const floatAttribute = (node: OnnxNode, name: string): number | undefined => {
   const value = attribute(node, name)?.find((f) => f.number === ATTRIBUTE_FLOAT);
   return value ? asFloat(value) : undefined;
@@ -233,10 +234,11 @@ export function node(opType: string, inputs: string[], outputs: string[], attrib
   return { opType, inputs, outputs, rest: [stringField(NODE_NAME, outputs[0]!), ...attributes] };
 }
 
+/** A node's attributes, written: fields to give node() among its attributes. */
 const attributeField = (name: string, type: number, value: Field[]) => bytesField(NODE_ATTRIBUTE, writeFields([stringField(ATTRIBUTE_NAME, name), ...value, varintField(ATTRIBUTE_TYPE, type)]));
-export const floatAttr = (name: string, value: number) => attributeField(name, ATTRIBUTE_TYPE_FLOAT, [floatField(ATTRIBUTE_FLOAT, value)]);
-export const intAttr = (name: string, value: number) => attributeField(name, ATTRIBUTE_TYPE_INT, [varintField(ATTRIBUTE_INT, value)]);
-export const intsAttr = (name: string, values: number[]) => attributeField(name, ATTRIBUTE_TYPE_INTS, values.map((v) => varintField(ATTRIBUTE_INTS, v)));
+export const floatAttributeField = (name: string, value: number) => attributeField(name, ATTRIBUTE_TYPE_FLOAT, [floatField(ATTRIBUTE_FLOAT, value)]);
+export const intAttributeField = (name: string, value: number) => attributeField(name, ATTRIBUTE_TYPE_INT, [varintField(ATTRIBUTE_INT, value)]);
+export const intsAttributeField = (name: string, values: number[]) => attributeField(name, ATTRIBUTE_TYPE_INTS, values.map((v) => varintField(ATTRIBUTE_INTS, v)));
 
 function constantNode(name: string, tensor: FloatTensor): OnnxNode {
   const raw = new Uint8Array(tensor.values.buffer.slice(tensor.values.byteOffset, tensor.values.byteOffset + tensor.values.byteLength));

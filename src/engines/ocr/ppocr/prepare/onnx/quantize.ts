@@ -6,7 +6,7 @@
  * the recogniser's time; depthwise ones are cheap, and their re-parameterised kernels (one large
  * centre weight) lose too much in 8 bits.
  * Weights are quantized per output channel, symmetric; activations per tensor, unsigned, over the
- * range they take on real lines (see calibration.ts). Operator set 10 is the least QLinearConv
+ * range they take on real lines (see recogniser-calibration.ts). Operator set 10 is the least QLinearConv
  * needs: an older model is raised to it.
  */
 import {

@@ -10,7 +10,7 @@
  *   as before).
  * Each rule fires only on the exact pattern, with every intermediate read by nothing else.
  */
-import { floatAttr, floatAttribute, intsAttribute, node, stringAttribute, numel, OnnxGraph, type FloatTensor, type OnnxNode } from './graph.js';
+import { floatAttributeField, floatAttribute, intsAttribute, node, stringAttribute, numel, OnnxGraph, type FloatTensor, type OnnxNode } from './graph.js';
 
 export interface Simplified {
   model: Uint8Array;
@@ -90,7 +90,7 @@ function fuseHardSwish(graph: OnnxGraph, div: OnnxNode): void {
     if (clip?.opType !== 'Clip' || graph.soleConsumer(clip.outputs[0]!) !== product || !clipsToSix(graph, clip)) continue;
     const shift = graph.producer(clip.inputs[0]!);
     if (shift?.opType !== 'Add' || graph.soleConsumer(shift.outputs[0]!) !== clip || scalarInput(graph, shift, x!)?.value !== 3) continue;
-    const hardSigmoid = node('HardSigmoid', [x!], [clip.outputs[0]!], [floatAttr('alpha', 1 / 6), floatAttr('beta', 0.5)]);
+    const hardSigmoid = node('HardSigmoid', [x!], [clip.outputs[0]!], [floatAttributeField('alpha', 1 / 6), floatAttributeField('beta', 0.5)]);
     graph.insertBefore(shift, hardSigmoid);
     product.outputs = div.outputs;
     graph.remove(shift, clip, div);

@@ -8,7 +8,7 @@ import type { ChildMessage } from './protocol.js';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export interface CallLimit {
+export interface CallDeadline {
   /** Epoch ms after which the call fails with `timeout`. */
   at: number;
   message: string;
@@ -19,7 +19,7 @@ interface PendingCall {
   reject(error: unknown): void;
 }
 
-export class CallBook {
+export class PendingCalls {
   private readonly calls = new Map<number, PendingCall>();
   private nextId = 1;
 
@@ -31,9 +31,9 @@ export class CallBook {
    * Registers a call and hands its id to `send`; `abandon(id)` is told when the caller stops
    * waiting (abort, deadline) so the child can stop working on it.
    */
-  open(signal: AbortSignal, limit: CallLimit, send: (id: number) => void, abandon: (id: number) => void): Promise<ChildMessage> {
+  open(signal: AbortSignal, deadline: CallDeadline, send: (id: number) => void, abandon: (id: number) => void): Promise<ChildMessage> {
     if (signal.aborted) return Promise.reject(signal.reason);
-    if (limit.at <= Date.now()) return Promise.reject(new GatewayError('timeout', limit.message));
+    if (deadline.at <= Date.now()) return Promise.reject(new GatewayError('timeout', deadline.message));
     const id = this.nextId++;
     return new Promise<ChildMessage>((resolve, reject) => {
       const finish = () => {
@@ -48,8 +48,8 @@ export class CallBook {
       };
       const onAbort = () => giveUp(signal.reason);
       const timer = setTimeout(
-        () => giveUp(new GatewayError('timeout', limit.message)),
-        Math.min(MAX_TIMER_MS, Math.max(0, limit.at - Date.now())),
+        () => giveUp(new GatewayError('timeout', deadline.message)),
+        Math.min(MAX_TIMER_MS, Math.max(0, deadline.at - Date.now())),
       );
       signal.addEventListener('abort', onAbort, { once: true });
       this.calls.set(id, {
