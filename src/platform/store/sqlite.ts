@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { NoTables, StoreDatabase } from './store-database.js';
 
 export const DATABASE_FILE_NAME = 'gateway.sqlite';
@@ -34,10 +34,33 @@ function configure(connection: Database.Database): void {
 export function sqliteStoreDatabase(connection: Database.Database): StoreDatabase {
   return {
     dialect: 'sqlite',
-    db: new Kysely<NoTables>({ dialect: new SqliteDialect({ database: connection }) }),
+    db: new Kysely<NoTables>({ dialect: new SqliteDialect({ database: keepingStatements(connection) }) }),
     sharedByReplicas: false,
     notify: async () => undefined,
     listen: async () => undefined,
     close: async () => void connection.close(),
+  };
+}
+
+/** SQL texts kept prepared at most; the stores' queries are a few dozen, with their values bound. */
+const KEPT_STATEMENTS = 256;
+
+/**
+ * The connection as the query builder sees it, with each statement prepared once per SQL text:
+ * the builder asks for every query to be prepared anew, and SQLite would parse and plan it again.
+ */
+function keepingStatements(connection: Database.Database): SqliteDatabase {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    close: () => connection.close(),
+    prepare(sql) {
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        if (statements.size >= KEPT_STATEMENTS) statements.clear();
+        statement = connection.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
   };
 }
