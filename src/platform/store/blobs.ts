@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { open as openFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
+import { makePrivateDir } from '../private-files.js';
 import { columnTypes, type Migration } from './migrations.js';
 import type { StoreDatabase } from './store-database.js';
 
@@ -100,7 +100,7 @@ export class BlobsInFiles implements BlobBytes {
   readonly inRows = false;
 
   constructor(private readonly dir: string) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makePrivateDir(dir);
   }
 
   async store(key: string, bytes: Buffer): Promise<null> {
