@@ -26,6 +26,7 @@ import { Limiter } from './platform/limiter.js';
 import type { Logger } from './platform/logger.js';
 import { Metrics } from './platform/metrics.js';
 import { openStores, type Stores } from './platform/store/index.js';
+import { sweepTempDirs } from './platform/temp.js';
 import { VERSION } from './version.js';
 
 export interface AppOptions {
@@ -56,6 +57,15 @@ const UNREAD_BODY_DISCARD_LIMITS = 8;
 /** …and this long. */
 const UNREAD_BODY_DISCARD_MS = 30_000;
 
+/**
+ * Before this gateway stores a file or makes a temp folder: the recordings and half-stored files
+ * a gateway killed mid-request (SIGKILL, OOM) left. Counts only: the names are patients' files.
+ */
+async function sweepWhatAKilledGatewayLeft(stores: Stores, logger: Logger): Promise<void> {
+  const swept = { temp_folders: await sweepTempDirs(), blob_files: await stores.blobs.sweepLeftovers() };
+  if (swept.temp_folders + swept.blob_files > 0) logger.info(swept, 'deleted what a stopped gateway left behind');
+}
+
 /** Opens the stores (with the operations' own tables), starts the engines loading, then the operations. */
 async function startServices({ config, logger, operations = GATEWAY_OPERATIONS, ...options }: AppOptions): Promise<Services> {
   const { databaseUrl } = config.server;
@@ -66,6 +76,7 @@ async function startServices({ config, logger, operations = GATEWAY_OPERATIONS, 
     ...(databaseUrl ? { database: { url: databaseUrl, poolSize: config.server.databasePoolSize } } : {}),
     migrations: operations.flatMap((operation) => operation.migrations ?? []),
   });
+  await sweepWhatAKilledGatewayLeft(stores, logger);
   const metrics = new Metrics(
     {
       status: (name) => engines.status(name),

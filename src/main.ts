@@ -32,6 +32,9 @@ async function reportEnginesOnceSettled(app: FastifyInstance, config: Config, lo
 }
 
 async function main(): Promise<void> {
+  // Whatever the gateway writes (database, produced files, recordings in temp folders) is its own
+  // alone, whatever the shell or image that started it would allow.
+  process.umask(0o077);
   const config = readConfigOrExit(() => loadConfig());
   const logger = createLogger(config.server.logLevel);
   for (const deprecation of configDeprecations()) logger.warn(deprecation);

@@ -130,7 +130,7 @@ export class WhisperEngine implements AsrEngine {
     const whisper = this.whisper;
     if (!whisper) throw new Error('the ASR engine is not ready'); // the registry checks readiness first
     const { settings, logger } = this.options;
-    return withTempDir('mdt-asr-', async (dir) => {
+    return withTempDir('asr', async (dir) => {
       const started = performance.now();
       const wavPath = join(dir, 'audio.wav');
       const audioMs = await normaliseAudio(audio.path, wavPath, {
@@ -173,7 +173,7 @@ const LOAD_ERROR = /^.*(?:error|failed|invalid).*$/im;
  * tells the device from its log (the log of silence holds no patient data).
  */
 async function warmUp(whisper: WhisperSettings): Promise<string> {
-  return withTempDir('mdt-asr-warmup-', async (dir) => {
+  return withTempDir('asr-warmup', async (dir) => {
     const wavPath = join(dir, 'silence.wav');
     await writeFile(wavPath, silentPcmWav(1000));
     const outcome = await runTool(whisper.bin, whisperArgs(whisper, wavPath, join(dir, 'out'), false), {

@@ -13,7 +13,7 @@ import { statelessOperation } from '../operation.js';
  */
 async function transcribeRecording(request: AsrRequest, context: OperationContext): Promise<AsrResponse> {
   context.engines.requireReady('asr');
-  const transcript = await withTempDir('mdt-voice-', async (dir) => {
+  const transcript = await withTempDir('voice', async (dir) => {
     const recording = await context.fetcher.download(request.voice_url, {
       accept: ['audio'],
       signal: context.signal,

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { open as openFile, rename, rm, writeFile } from 'node:fs/promises';
+import { open as openFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
+import { makePrivateDir } from '../private-files.js';
 import { columnTypes, type Migration } from './migrations.js';
 import type { StoreDatabase } from './store-database.js';
 
@@ -23,6 +23,12 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Deletes expired blobs, file and row; returns how many. */
   sweepExpired(now?: Date): Promise<number>;
+  /**
+   * Deletes the bytes a killed process's put() left without a row (a half-written file, a file
+   * written just before its row); returns how many. Only before this store is in use: a put in
+   * flight has its file before its row.
+   */
+  sweepLeftovers(): Promise<number>;
 }
 
 interface BlobRow {
@@ -94,13 +100,18 @@ export interface BlobBytes {
   /** Null when the bytes are missing. */
   read(key: string, inRow: Buffer | null): Promise<NodeJS.ReadableStream | null>;
   remove(key: string): Promise<void>;
+  /** Deletes bytes kept apart from their row whose key has no row (`keysWithRows`); returns how many. */
+  removeOrphans(keysWithRows: () => Promise<ReadonlySet<string>>): Promise<number>;
 }
+
+/** A file being written by store(): renamed to its key once whole. */
+const HALF_WRITTEN = /^\.[A-Za-z0-9_-]{24}\.tmp$/;
 
 export class BlobsInFiles implements BlobBytes {
   readonly inRows = false;
 
   constructor(private readonly dir: string) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makePrivateDir(dir);
   }
 
   async store(key: string, bytes: Buffer): Promise<null> {
@@ -124,6 +135,14 @@ export class BlobsInFiles implements BlobBytes {
     await rm(this.pathOf(key), { force: true });
   }
 
+  async removeOrphans(keysWithRows: () => Promise<ReadonlySet<string>>): Promise<number> {
+    const names = await readdir(this.dir);
+    const withRows = await keysWithRows();
+    const orphans = names.filter((name) => HALF_WRITTEN.test(name) || (isBlobKey(name) && !withRows.has(name)));
+    for (const name of orphans) await rm(join(this.dir, name), { force: true });
+    return orphans.length;
+  }
+
   private pathOf(key: string): string {
     return join(this.dir, key);
   }
@@ -139,6 +158,7 @@ export const blobsInRows: BlobBytes = {
   store: async (_key, bytes) => bytes,
   read: async (_key, inRow) => (inRow === null ? null : Readable.from([inRow])),
   remove: async () => undefined,
+  removeOrphans: async () => 0,
 };
 
 export class SqlBlobStore implements BlobStore {
@@ -192,5 +212,12 @@ export class SqlBlobStore implements BlobStore {
     const swept = await this.db.deleteFrom('blobs').where('expires_at', '<=', now.getTime()).returning('key').execute();
     for (const { key } of swept) await this.bytes.remove(key);
     return swept.length;
+  }
+
+  sweepLeftovers(): Promise<number> {
+    return this.bytes.removeOrphans(async () => {
+      const rows = await this.db.selectFrom('blobs').select('key').execute();
+      return new Set(rows.map((row) => row.key));
+    });
   }
 }

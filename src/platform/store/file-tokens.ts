@@ -1,7 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatewayError } from '../../errors.js';
+import { makePrivateDir } from '../private-files.js';
 
 export interface FileUrlSigner {
   /** `${publicBaseUrl}/files/${token}`. */
@@ -75,7 +76,7 @@ function forbidden(): GatewayError {
  */
 export function loadOrCreateSigningSecret(dataDir: string, configured?: string): Buffer {
   if (configured !== undefined) return configuredSecret(configured);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makePrivateDir(dataDir);
   const keyPath = join(dataDir, SIGNING_KEY_FILE_NAME);
   return readSecretFile(keyPath) ?? createSecretFile(keyPath);
 }

@@ -1,15 +1,23 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { keepFileToOwner, makePrivateDir, makePrivateFile } from '../private-files.js';
 import type { NoTables, StoreDatabase } from './store-database.js';
 
 export const DATABASE_FILE_NAME = 'gateway.sqlite';
+const SQLITE_COMPANION_SUFFIXES = ['-wal', '-shm', '-journal'];
 
-/** Opens (creating it and its folder if needed) the SQLite file `fileName` in `dataDir`. */
+/**
+ * Opens (creating it and its folder if needed) the SQLite file `fileName` in `dataDir`, readable
+ * by its owner alone whatever the umask: the folder 0700, the file 0600 (SQLite gives its -wal
+ * and -shm the file's mode; those an older gateway left looser are tightened too).
+ */
 export function openSqliteFile(dataDir: string, fileName = DATABASE_FILE_NAME): Database.Database {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const connection = new Database(join(dataDir, fileName));
+  const path = join(dataDir, fileName);
+  makePrivateDir(dataDir);
+  makePrivateFile(path);
+  for (const companion of SQLITE_COMPANION_SUFFIXES) keepFileToOwner(path + companion);
+  const connection = new Database(path);
   try {
     configure(connection);
     return connection;
@@ -25,6 +33,8 @@ function configure(connection: Database.Database): void {
   connection.pragma('foreign_keys = ON');
   // FULL: work accepted with a 202 must survive a power cut, not only a process crash.
   connection.pragma('synchronous = FULL');
+  // Deleted rows (purged results, expired links, jobs) are overwritten, not left in free pages.
+  connection.pragma('secure_delete = ON');
 }
 
 /**

@@ -99,6 +99,20 @@ describe('the blob store on SQLite (files beside the database)', () => {
     expect(await store.open(meta.key)).toBeNull();
   });
 
+  it('sweeps what a killed put left (a half-written file, a file without its row), and nothing else', async () => {
+    const kept = await store.put(pdf, { contentType: 'application/pdf', ttlSeconds: 60 });
+    const halfWritten = '.BBBBBBBBBBBBBBBBBBBBBBBB.tmp';
+    const withoutRow = 'CCCCCCCCCCCCCCCCCCCCCCCC';
+    const notABlob = 'operator-notes.txt';
+    for (const name of [halfWritten, withoutRow, notABlob]) await writeFile(join(blobDir, name), pdf);
+
+    expect(await store.sweepLeftovers()).toBe(2);
+
+    expect((await readdir(blobDir)).sort()).toEqual([kept.key, notABlob].sort());
+    expect(await readAll((await store.open(kept.key))!.stream)).toEqual(pdf);
+    expect(await store.sweepLeftovers()).toBe(0);
+  });
+
   it('never follows a key that is not a blob key', async () => {
     await writeFile(join(dataDir, 'x'), 'outside the blob directory');
 

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
@@ -33,6 +33,8 @@ const known = (migrations: readonly Migration[]) => migrations.map((m) => `${m.c
 const tableNames = (db: Database.Database) =>
   db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
 
+const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
+
 beforeEach(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-db-'));
 });
@@ -52,6 +54,26 @@ describe('the SQLite store database', () => {
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL: accepted jobs survive a power cut
+    expect(db.pragma('secure_delete', { simple: true })).toBe(1); // deleted rows are overwritten
+  });
+
+  it('keeps the folder and the database to their owner, whatever the umask or whoever created them', async () => {
+    dataDir = join(dataDir, 'data');
+    await mkdir(dataDir, { mode: 0o755 }); // as the image creates /data
+    await chmod(dataDir, 0o755);
+    const looseDatabase = join(dataDir, 'gateway.sqlite-wal');
+    await writeFile(looseDatabase, '', { mode: 0o644 }); // as an older gateway left it
+    await chmod(looseDatabase, 0o644);
+    const previousUmask = process.umask(0o022);
+    try {
+      const db = await open();
+      db.prepare('INSERT INTO artifacts (key, value, created_at) VALUES (?, ?, ?)').run('k', 'v', 1);
+
+      expect(await modeOf(dataDir)).toBe(0o700);
+      for (const file of ['gateway.sqlite', 'gateway.sqlite-wal', 'gateway.sqlite-shm']) expect(await modeOf(join(dataDir, file)), file).toBe(0o600);
+    } finally {
+      process.umask(previousUmask);
+    }
   });
 
   it('creates a missing data directory', async () => {

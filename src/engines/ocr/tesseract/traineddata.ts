@@ -5,13 +5,13 @@
  * so the files are checked first and linked into one private directory.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { readFile, rm, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { sha256OfFile } from '../../../platform/models/checksums.js';
 import { checkExpectedHash, type ExpectedHash } from '../../../platform/models/trust.js';
+import { makeTempDir } from '../../../platform/temp.js';
 
 export interface LanguageFiles {
   /** lang code → absolute path of its traineddata (gzipped or not; tesseract.js sniffs gzip). */
@@ -89,7 +89,7 @@ export async function languagesProblem(languages: LanguageFiles): Promise<string
 
 /** One directory holding `<lang>.traineddata` links to every file; remove it with the returned function. */
 export async function linkLanguages(languages: LanguageFiles): Promise<{ langPath: string; remove: () => Promise<void> }> {
-  const langPath = await mkdtemp(join(tmpdir(), 'gateway-tessdata-'));
+  const langPath = await makeTempDir('tessdata');
   try {
     for (const [lang, path] of languages.files) await symlink(path, join(langPath, `${lang}.traineddata`));
   } catch (error) {
