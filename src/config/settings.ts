@@ -64,7 +64,7 @@ export const SETTINGS = {
       env: 'DATA_DIR',
       type: types.path,
       default: './data',
-      doc: '`gateway.sqlite` (artifact cache, AI-3 jobs, blob index), `blobs/` (produced files), `file-signing.key`; created with mode 0700. One gateway process per `DATA_DIR`. Unused by the stores when `DATABASE_URL` is set',
+      doc: '`gateway.sqlite` (artifact cache, AI-3 jobs, blob index), `blobs/` (produced files), `file-signing.key`; kept 0700, its files 0600 (section 1). One gateway process per `DATA_DIR`. Unused by the stores when `DATABASE_URL` is set',
     }),
     databaseUrl: setting({
       env: 'DATABASE_URL',
