@@ -225,8 +225,12 @@ const draftedEvent = (result: DraftResult) => (result.error ? `${result.outcome}
 export class SqlAdviceJobStore implements AdviceJobStore {
   private readonly db: Jobs;
 
+  /** The states a draft is due from: with replicas, a running draft falls due again when its lease ends. */
+  private readonly draftStates: readonly AdviceJobState[];
+
   constructor(private readonly database: StoreDatabase) {
     this.db = database.db.withTables<AdviceJobTables>();
+    this.draftStates = database.sharedByReplicas ? ['queued', 'running'] : ['queued'];
   }
 
   async submit(job: NewAdviceJob, now: number): Promise<SubmitResult> {
@@ -275,9 +279,8 @@ export class SqlAdviceJobStore implements AdviceJobStore {
   }
 
   async claimDraft(now: number, leaseUntil: number): Promise<ClaimedDraft | undefined> {
-    const draftStates: AdviceJobState[] = this.database.sharedByReplicas ? ['queued', 'running'] : ['queued'];
     return this.db.transaction().execute(async (trx) => {
-      const row = await this.oldestDue(trx, draftStates, 'request_json', now);
+      const row = await this.oldestDue(trx, this.draftStates, 'request_json', now);
       if (!row || row.request_json === null) return undefined;
       const attempt = row.draft_attempts + 1;
       await trx
@@ -372,17 +375,14 @@ export class SqlAdviceJobStore implements AdviceJobStore {
   }
 
   async nextDueAt(): Promise<{ draft: number | undefined; delivery: number | undefined }> {
-    // With replicas a running draft falls due again when its lease ends.
-    const draftStates: AdviceJobState[] = this.database.sharedByReplicas ? ['queued', 'running'] : ['queued'];
-    const earliest = async (states: readonly AdviceJobState[]) => {
-      const row = await this.db
-        .selectFrom('advice_jobs')
-        .select((eb) => eb.fn.min('next_run_at').as('at'))
-        .where('state', 'in', states)
-        .executeTakeFirst();
-      return row?.at ?? undefined;
-    };
-    return { draft: await earliest(draftStates), delivery: await earliest(DELIVERABLE_STATES) };
+    const { draft, delivery } = await this.db
+      .selectNoFrom((eb) => {
+        const earliest = (states: readonly AdviceJobState[]) =>
+          eb.selectFrom('advice_jobs').select((min) => min.fn.min<number>('next_run_at').as('at')).where('state', 'in', states);
+        return [earliest(this.draftStates).as('draft'), earliest(DELIVERABLE_STATES).as('delivery')];
+      })
+      .executeTakeFirstOrThrow();
+    return { draft: draft ?? undefined, delivery: delivery ?? undefined };
   }
 
   async find(requestId: string): Promise<AdviceJobView | undefined> {
