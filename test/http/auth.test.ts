@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenMatches } from '../../src/http/auth.js';
+import { matchingToken } from '../../src/http/auth.js';
 import { createHash } from 'node:crypto';
 import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
 import { OPERATION_PATHS, VALID_BODIES } from '../support/valid-bodies.js';
@@ -64,12 +64,12 @@ describe('without API_TOKENS', () => {
   });
 });
 
-describe('tokenMatches', () => {
+describe('matchingToken', () => {
   const digests = ['alpha', 'beta'].map((t) => createHash('sha256').update(t).digest());
-  it('matches any configured token and nothing else', () => {
-    expect(tokenMatches('alpha', digests)).toBe(true);
-    expect(tokenMatches('beta', digests)).toBe(true);
-    expect(tokenMatches('alph', digests)).toBe(false);
-    expect(tokenMatches('', digests)).toBe(false);
+  it('finds which configured token was presented, and nothing else', () => {
+    expect(matchingToken('alpha', digests)).toBe(0);
+    expect(matchingToken('beta', digests)).toBe(1);
+    expect(matchingToken('alph', digests)).toBe(-1);
+    expect(matchingToken('', digests)).toBe(-1);
   });
 });
