@@ -19,12 +19,12 @@ export const ERROR_KINDS = {
   payload_too_large: {
     status: 413,
     retryable: false,
-    when: 'a body over `BODY_LIMIT_BYTES`, too many pages or pixels, too long a recording (a fetched file over its byte limit is `fetch_failed`)',
+    when: 'a body over `BODY_LIMIT_BYTES`, a fetched file over its byte limit (its host answered 2xx), too many pages or pixels, too long a recording',
   },
   unsupported_media: {
     status: 415,
     retryable: false,
-    when: "Content-Type not JSON; a console upload of an unknown or wrong type (sniffed from its bytes; a fetched file's is `fetch_failed`)",
+    when: 'Content-Type not JSON; a fetched file (its host answered 2xx) or console upload that is empty or of an unknown or wrong type (sniffed from its bytes)',
   },
   deidentification_failed: {
     status: 422,
@@ -37,7 +37,7 @@ export const ERROR_KINDS = {
   fetch_failed: {
     status: 502,
     retryable: true,
-    when: "file_url / voice_url could not be fetched, whatever the cause (DNS, an address refused after resolving or redirecting, connection, TLS, timeout, an HTTP error status, too many redirects, a file too large, empty or of the wrong type): always the same message, naming the field, and retryable; the gateway's log says why",
+    when: "file_url / voice_url did not arrive whole with a 2xx, whatever the network said (DNS, an address refused after resolving or redirecting, connection, TLS, timeout, an HTTP error status, too many redirects, a body cut short): always the same message, naming the field, and retryable; the gateway's log says why. What is wrong with a file served whole is its own 4xx",
   },
   engine_unavailable: {
     status: 503,

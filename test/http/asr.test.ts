@@ -161,12 +161,12 @@ describeWithTools('POST /ai/v1/asr with whisper.cpp and the random tiny model', 
     expectInvariants(body, 0.5);
   }, 30_000);
 
-  // What the fetch finds wrong (no file, or bytes that are no recording) is a failed fetch like
-  // any other: a distinct answer would tell that the host answered. What ffmpeg finds is not.
+  // A file served whole that is no recording is the file's fault, told as such; only a fetch
+  // that did not bring one whole is the generic fetch_failed.
   it.each([
-    ['an empty body', '/bad/empty', 502, 'fetch_failed', true],
-    ['an image', '/bad/image.png', 502, 'fetch_failed', true],
-    ['text named .wav', '/bad/text.wav', 502, 'fetch_failed', true],
+    ['an empty body', '/bad/empty', 415, 'unsupported_media', false],
+    ['an image', '/bad/image.png', 415, 'unsupported_media', false],
+    ['text named .wav', '/bad/text.wav', 415, 'unsupported_media', false],
     ['a truncated M4A', '/bad/truncated.m4a', 400, 'invalid_request', false],
     ['a WAV with no samples', '/bad/header-only.wav', 400, 'invalid_request', false],
     ['a missing file', '/converted/nope.wav', 502, 'fetch_failed', true],
@@ -176,15 +176,15 @@ describeWithTools('POST /ai/v1/asr with whisper.cpp and the random tiny model', 
     expect(response.body.error).toMatchObject({ kind, retryable });
   }, 30_000);
 
-  it('refuses recordings over ASR_MAX_AUDIO_SECONDS with 413, and over ASR_MAX_BYTES as a failed fetch', async () => {
+  it('refuses recordings over ASR_MAX_AUDIO_SECONDS and ASR_MAX_BYTES with 413', async () => {
     const limited = await gatewayFor({ ASR_MAX_AUDIO_SECONDS: '3', ASR_MAX_BYTES: '300000' });
     try {
       const tooLong = await transcribe(limited, `/fixtures/${source}`); // 4.28 s, 137 kB
       expect(tooLong.status).toBe(413);
       expect(tooLong.body.error).toMatchObject({ kind: 'payload_too_large', retryable: false });
       const tooBig = await transcribe(limited, '/fixtures/jfk.wav'); // 352 kB
-      expect(tooBig.status).toBe(502);
-      expect(tooBig.body.error?.kind).toBe('fetch_failed');
+      expect(tooBig.status).toBe(413);
+      expect(tooBig.body.error).toMatchObject({ kind: 'payload_too_large', retryable: false });
       const fits = await transcribe(limited, '/fixtures/wenet_nst_ID002.wav'); // 2.75 s
       expect(fits.status).toBe(200);
     } finally {

@@ -3,12 +3,14 @@
  * every hop is checked for scheme, allowlist and resolved address, and the address that is
  * checked is the one connected to (the check runs inside the socket's own DNS lookup).
  *
- * A caller learns nothing about the network from a failure: whatever went wrong once the first
- * packet was sent (DNS, a refused or resolved-to-refused address, a timeout, TLS, an HTTP
- * status, a redirect, a body too large or of the wrong type) it gets the same error, and the
+ * A caller learns nothing about the network from a failure: whatever went wrong on the way to
+ * a whole 2xx body (DNS, a refused or resolved-to-refused address, a refused connection, a
+ * timeout, TLS, an HTTP status, a redirect, a body cut short) it gets the same error, and the
  * reason goes to the log. Otherwise a token holder could map the hospital's LAN by asking for
- * files on its hosts and ports. Only what is judged on the URL as sent, before any packet,
- * keeps its own answer (`forbidden_url`): that reveals the configuration, not the network.
+ * files on its hosts and ports. Two kinds of answer stay honest, as they tell nothing the
+ * caller did not know: what is judged on the URL as sent, before any packet (`forbidden_url`,
+ * the configuration), and what is wrong with a file its host served with a 2xx (too large,
+ * empty or of no accepted type: 413 / 415), which a platform must not retry.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { open, writeFile } from 'node:fs/promises';
@@ -137,12 +139,12 @@ export function withLocalFiles(fetcher: SafeFetcher, read: LocalFileReader): Saf
     async fetch(url, request) {
       const bytes = await read(url);
       if (!bytes) return fetcher.fetch(url, request);
-      return { bytes, media: storedMedia(bytes, request), finalUrl: url };
+      return { bytes, media: identifyMedia(bytes, request.accept, request.label ?? 'url'), finalUrl: url };
     },
     async download(url, request) {
       const bytes = await read(url);
       if (!bytes) return fetcher.download(url, request);
-      const media = storedMedia(bytes, request);
+      const media = identifyMedia(bytes, request.accept, request.label ?? 'url');
       await writeFile(request.path, bytes);
       return { path: request.path, size: bytes.length, media, finalUrl: url };
     },
@@ -169,8 +171,10 @@ function startCall(config: FetcherConfig, request: FetchRequest): FetchCall {
 }
 
 /**
- * Judges the URL as sent (a `forbidden_url` names why), then fetches it and hands the answer to
- * `read`; any failure from the first packet on is the one generic `fetch_failed`.
+ * Judges the URL as sent (a `forbidden_url` names why), then fetches it and hands the 2xx answer
+ * to `read`. A GatewayError from `read` judges the file its host served (too large, of no
+ * accepted type) and reaches the caller as it is; any other failure from the first packet on
+ * is the one generic `fetch_failed`.
  */
 async function fetchOverNetwork<T>(
   config: FetcherConfig,
@@ -186,7 +190,7 @@ async function fetchOverNetwork<T>(
     const { response, url: finalUrl } = await openFollowingRedirects(call, url);
     return await read(call, response, finalUrl);
   } catch (error) {
-    throw fetchFailed(call, error);
+    throw isGatewayError(error) ? error : fetchFailed(call, error);
   }
 }
 
@@ -195,7 +199,7 @@ function fetchFile(config: FetcherConfig, rawUrl: string, request: FetchRequest)
     const chunks: Buffer[] = [];
     const size = await readBody(call, response, (chunk) => void chunks.push(chunk));
     const bytes = Buffer.concat(chunks, size);
-    return { bytes, media: fetchedMedia(bytes, request.accept), finalUrl: url.href };
+    return { bytes, media: identifyMedia(bytes, request.accept, call.label), finalUrl: url.href };
   });
 }
 
@@ -219,7 +223,7 @@ function downloadFile(config: FetcherConfig, rawUrl: string, request: FetchReque
     } finally {
       await file.close();
     }
-    const media = fetchedMedia(Buffer.concat(head, headSize), request.accept);
+    const media = identifyMedia(Buffer.concat(head, headSize), request.accept, call.label);
     return { path: request.path, size, media, finalUrl: url.href };
   });
 }
@@ -332,7 +336,8 @@ function assertSuccessStatus(response: http.IncomingMessage): void {
 
 /**
  * Hands each chunk to `sink` as it streams in and returns the size; bytes are counted, and a
- * Content-Length over the limit is refused before reading.
+ * Content-Length over the limit is refused before reading. Only a 2xx body is read, so a file
+ * over the limit is the file's fault (413), told as soon as it is known.
  */
 async function readBody(
   call: FetchCall,
@@ -342,40 +347,29 @@ async function readBody(
   const { maxBytes } = call;
   if (Number(response.headers['content-length']) > maxBytes) {
     response.destroy();
-    throw tooLarge(maxBytes);
+    throw tooLarge(call, maxBytes);
   }
   let size = 0;
   for await (const chunk of response as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes) throw tooLarge(maxBytes); // leaving the loop destroys the response
+    if (size > maxBytes) throw tooLarge(call, maxBytes); // leaving the loop destroys the response
     await sink(chunk);
   }
   return size;
 }
 
-function tooLarge(maxBytes: number): FetchFailure {
-  return new FetchFailure(`file is larger than ${maxBytes} bytes`);
+function tooLarge(call: FetchCall, maxBytes: number): GatewayError {
+  return new GatewayError('payload_too_large', `${call.label}: file is larger than ${maxBytes} bytes`);
 }
 
-/** The media type of these bytes, or why they are not a file of an accepted kind. */
-function judgeMedia(bytes: Buffer, accept: readonly MediaKind[]): SniffedMedia | string {
-  if (bytes.length === 0) return 'empty file';
+/** The media type of a whole file, sniffed from its bytes; a 415 naming what it is when it is of no accepted kind. */
+function identifyMedia(bytes: Buffer, accept: readonly MediaKind[], label: string): SniffedMedia {
+  if (bytes.length === 0) throw new GatewayError('unsupported_media', `${label}: empty file`);
   const media = sniffMedia(bytes);
-  if (media === null) return 'unrecognised file type';
-  return accept.includes(media.kind) ? media : `got ${media.mediaType}, expected ${accept.join(' or ')}`;
-}
-
-/** A file the gateway holds itself: no network was asked, so the caller may hear what is wrong with it. */
-function storedMedia(bytes: Buffer, request: FetchRequest): SniffedMedia {
-  const media = judgeMedia(bytes, request.accept);
-  if (typeof media === 'string') throw new GatewayError('unsupported_media', `${request.label ?? 'url'}: ${media}`);
-  return media;
-}
-
-/** A fetched file: what it is tells that its host answered, so a wrong one fails like any fetch. */
-function fetchedMedia(bytes: Buffer, accept: readonly MediaKind[]): SniffedMedia {
-  const media = judgeMedia(bytes, accept);
-  if (typeof media === 'string') throw new FetchFailure(media);
+  if (media === null) throw new GatewayError('unsupported_media', `${label}: unrecognised file type`);
+  if (!accept.includes(media.kind)) {
+    throw new GatewayError('unsupported_media', `${label}: got ${media.mediaType}, expected ${accept.join(' or ')}`);
+  }
   return media;
 }
 

@@ -63,6 +63,14 @@ const mainRoutes: Record<string, http.RequestListener> = {
   '/garbage': (_req, res) => send(res, GARBAGE, 'image/png'),
   '/empty': (_req, res) => send(res, Buffer.alloc(0), 'image/png'),
   '/404': (_req, res) => res.writeHead(404).end('not here'),
+  // What the file checks would refuse, but with an error status: the status decides, not the body.
+  '/404-big': (_req, res) => res.writeHead(404, { 'content-length': 10_000_000 }).end(PNG),
+  '/500-page': (_req, res) => res.writeHead(500, { 'content-type': 'text/html' }).end('<html>down</html>'),
+  '/cut-short': (req, res) => {
+    // Announces more than it sends, then hangs up: the body never arrives whole.
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': PNG.length * 4 });
+    res.write(PNG, () => req.socket.destroy());
+  },
   '/503': (_req, res) => res.writeHead(503).end('busy'),
   '/429': (_req, res) => res.writeHead(429).end('slow down'),
   '/to-metadata': (_req, res) => redirect(res, 'http://169.254.169.254/latest/meta-data'),
@@ -343,16 +351,30 @@ describe('allowlist', () => {
   });
 });
 
+/**
+ * A file its host served with a 2xx that is not one the operation takes: the caller hears what
+ * is wrong with it (a 4xx, not retryable: the same file will fail again), and nothing is logged.
+ */
+async function contentRefusal(promise: Promise<unknown>): Promise<GatewayError> {
+  logged.length = 0;
+  const error = await failure(promise);
+  expect(error.status).toBeGreaterThanOrEqual(400);
+  expect(error.status).toBeLessThan(500);
+  expect(error.retryable).toBe(false);
+  expect(logged).toEqual([]);
+  return error;
+}
+
 describe('size limit', () => {
   it('counts streamed bytes when there is no Content-Length', async () => {
-    const reason = await networkFailure(fetcher().fetch(main.url('/stream-big'), documents));
-    expect(reason).toBe(`file is larger than ${MAX_BYTES} bytes`);
+    const error = await contentRefusal(fetcher().fetch(main.url('/stream-big'), documents));
+    expect(error).toMatchObject({ kind: 'payload_too_large', message: `file 1: file is larger than ${MAX_BYTES} bytes` });
   });
 
   it('refuses a Content-Length over the limit before reading the body', async () => {
     const started = Date.now();
-    const reason = await networkFailure(fetcher().fetch(main.url('/declared-big'), documents));
-    expect(reason).toBe(`file is larger than ${MAX_BYTES} bytes`);
+    const error = await contentRefusal(fetcher().fetch(main.url('/declared-big'), documents));
+    expect(error.kind).toBe('payload_too_large');
     expect(Date.now() - started).toBeLessThan(1000);
   });
 });
@@ -376,17 +398,22 @@ describe('download to a file', () => {
   it('audio has its own byte limit; documents keep the general one', async () => {
     const path = join(dir, 'limited.wav');
     const small = fetcher({ maxBytes: MAX_BYTES, maxAudioBytes: 1024 });
-    expect(await networkFailure(small.download(main.url('/wav-big'), { ...audio, path }), 'voice_url')).toBe(
-      'file is larger than 1024 bytes',
+    expect((await contentRefusal(small.download(main.url('/wav-big'), { ...audio, path }))).message).toBe(
+      'voice_url: file is larger than 1024 bytes',
     );
     const large = fetcher({ maxBytes: 1024, maxAudioBytes: 1024 * 1024 });
     expect((await large.download(main.url('/wav-big'), { ...audio, path })).size).toBe(WAV.length + 64 * 1024);
-    expect(await networkFailure(large.fetch(main.url('/stream-big'), documents))).toBe('file is larger than 1024 bytes');
+    expect((await contentRefusal(large.fetch(main.url('/stream-big'), documents))).kind).toBe('payload_too_large');
+  });
+
+  it('a body cut short while streaming to disk is the generic error', async () => {
+    const path = join(dir, 'cut-short');
+    expect(await networkFailure(fetcher().download(main.url('/cut-short'), { ...documents, path }))).toMatch(/^request failed \(\S+\)$/);
   });
 
   it('refuses what is not audio after writing it (the caller deletes the file)', async () => {
-    const reason = await networkFailure(fetcher().download(main.url('/png'), { ...audio, path: join(dir, 'image') }), 'voice_url');
-    expect(reason).toBe('got image/png, expected audio');
+    const error = await contentRefusal(fetcher().download(main.url('/png'), { ...audio, path: join(dir, 'image') }));
+    expect(error).toMatchObject({ kind: 'unsupported_media', message: 'voice_url: got image/png, expected audio' });
   });
 });
 
@@ -455,6 +482,17 @@ describe('HTTP and network failures', () => {
     expect(reason).toMatch(/^request failed \((?!network error)\S+\)$/);
   });
 
+  it.each([
+    ['an error status with a body over the limit', '/404-big', 'server answered HTTP 404'],
+    ['an error status with a web page', '/500-page', 'server answered HTTP 500'],
+  ])('%s is the generic error: only a 2xx body is judged as a file', async (_name, path, expected) => {
+    expect(await networkFailure(fetcher().fetch(main.url(path), documents))).toBe(expected);
+  });
+
+  it('a body cut short is the generic error', async () => {
+    expect(await networkFailure(fetcher().fetch(main.url('/cut-short'), documents))).toMatch(/^request failed \(\S+\)$/);
+  });
+
   it('keeps credentials, path and query out of the message and the log', async () => {
     const url = `http://user:hunter2@127.0.0.1:${main.port}/404?token=s3cr3t`;
     expect(await networkFailure(fetcher().fetch(url, audio), 'voice_url')).toBe('server answered HTTP 404');
@@ -464,15 +502,18 @@ describe('HTTP and network failures', () => {
 
 describe('media checks', () => {
   it('refuses a document where audio is expected', async () => {
-    expect(await networkFailure(fetcher().fetch(main.url('/png'), audio), 'voice_url')).toBe('got image/png, expected audio');
+    const error = await contentRefusal(fetcher().fetch(main.url('/png'), audio));
+    expect(error).toMatchObject({ kind: 'unsupported_media', message: 'voice_url: got image/png, expected audio' });
   });
 
   it('refuses unrecognised bytes', async () => {
-    expect(await networkFailure(fetcher().fetch(main.url('/garbage'), documents))).toBe('unrecognised file type');
+    const error = await contentRefusal(fetcher().fetch(main.url('/garbage'), documents));
+    expect(error).toMatchObject({ kind: 'unsupported_media', message: 'file 1: unrecognised file type' });
   });
 
   it('refuses an empty body', async () => {
-    expect(await networkFailure(fetcher().fetch(main.url('/empty'), documents))).toBe('empty file');
+    const error = await contentRefusal(fetcher().fetch(main.url('/empty'), documents));
+    expect(error).toMatchObject({ kind: 'unsupported_media', message: 'file 1: empty file' });
   });
 });
 
