@@ -154,7 +154,7 @@ export const SETTINGS = {
       type: types.hostList,
       default: [],
       defaultDoc: 'none (any host)',
-      doc: 'when set, `file_url` / `voice_url` (and every redirect hop) may point only at these hosts; `host` without a port allows any port',
+      doc: 'when set, `file_url` / `voice_url` (and every redirect hop) may point only at these hosts; `host` without a port allows any port. Set it in production: left unset with `NODE_ENV=production` or a non-loopback `HOST`, it is warned about at start',
     }),
     allowLoopback: setting({
       env: 'FETCH_ALLOW_LOOPBACK',
