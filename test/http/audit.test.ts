@@ -3,29 +3,27 @@
  * and the console API, exported as JSON lines under the console API's token, swept after
  * AUDIT_RETENTION_DAYS, and free of what the requests carried.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AuditLine } from '../../src/http/console/audit-export.js';
+import type { AsrEngine, OcrEngine, OcrPage, Transcript } from '../../src/engines/types.js';
+import { startFileServer } from '../../scripts/lib/file-server.js';
 import { startGateway, type StartOptions, type TestGateway } from '../../scripts/lib/gateway.js';
+import { readFixture } from '../../scripts/lib/ocr-fixtures.js';
+import { enginesWith } from '../../scripts/lib/stand-in-engines.js';
+import { WAV_BYTES } from '../support/media-bytes.js';
+import { startPlatform } from '../support/platform.js';
+import { speechScript } from '../support/speech-script.js';
+import { ScriptedLlmEngine } from '../support/test-engines.js';
 import { OPERATION_PATHS, VALID_BODIES } from '../support/valid-bodies.js';
+import { waitFor } from '../support/wait.js';
 
 const TOKEN = 'audit-test-token-0123456789';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-interface AuditLine {
-  time: string;
-  caller: string | null;
-  operation: string;
-  method: string;
-  request_id: string | null;
-  upload_file_ids: number[] | null;
-  status: number;
-  error_kind: string | null;
-  duration_ms: number;
-}
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -165,4 +163,179 @@ describe('AUDIT_RETENTION_DAYS', () => {
     const { lines } = await exportAudit(second);
     expect(lines.map((one) => one.request_id)).toEqual(['recent']);
   });
+});
+
+/** A marker per kind of thing a request carries or produces; none may reach the audit trail. */
+const MARK = {
+  token: 'MARKtokenQ7x1',
+  requestHeader: 'MARKheaderQ7x2',
+  speech: 'MARKspeechQ7x3',
+  segment: 'MARKsegmentQ7x4',
+  cancer: 'MARKcancerQ7x5',
+  department: 'MARKdeptcodeQ7x6',
+  point: 'MARKpointQ7x7',
+  diagnosis: 'MARKdiagnosisQ7x8',
+  question: 'MARKquestionQ7x9',
+  opinion: 'MARKopinionQ7xa',
+  doctor: 'MARKdoctorQ7xb',
+  bucket: 'MARKbucketQ7xc',
+  objectKey: 'MARKobjectkeyQ7xd',
+  fileName: 'MARKfilenameQ7xe',
+  urlPath: 'MARKurlpathQ7xf',
+  urlQuery: 'MARKurlqueryQ7xg',
+  ocr: 'MARKocrQ7xh',
+  transcript: 'MARKtranscriptQ7xi',
+  draft: 'MARKdraftQ7xj',
+  upload: 'MARKuploadQ7xk',
+};
+
+/** What a stand-in engine answers besides its work: ready at once. */
+const READY_STAND_IN = {
+  status: () => ({ state: 'ready' as const, configured: true, model: 'marker' }),
+  start: async () => undefined,
+  close: async () => undefined,
+};
+/** Reads every page as a form naming its patient by the OCR marker. */
+const markerOcr: OcrEngine = {
+  name: 'ocr',
+  ...READY_STAND_IN,
+  recognize: async (): Promise<OcrPage> => ({
+    text: `姓名：${MARK.ocr}\n病理诊断报告单 ${MARK.ocr}`,
+    words: [],
+    width: 100,
+    height: 100,
+    confidence: 90,
+    rotation: 0,
+    deskewRadians: 0,
+  }),
+};
+/** Hears the transcript marker in every recording. */
+const markerAsr: AsrEngine = {
+  name: 'asr',
+  ...READY_STAND_IN,
+  transcribe: async (): Promise<Transcript> => ({ text: MARK.transcript, segments: [{ startMs: 0, endMs: 10, text: MARK.transcript }] }),
+};
+
+const ADVICE_ANSWER = { overall: MARK.draft, recommendations: [{ advice: MARK.draft, departments: [MARK.department] }], open_questions: '' };
+const CALLBACK_SECRET = 'audit-test-callback-secret-0123456789';
+
+describe('what the audit trail never holds', () => {
+  it('no speech text, OCR text, transcript, draft, file URL, file name or token, in the stored records or the export', async () => {
+    const files = await startFileServer((request, response) => {
+      const path = request.url ?? '';
+      if (path.includes('missing')) return void response.writeHead(404).end();
+      response.end(path.includes('.wav') ? WAV_BYTES : readFixture('report2.png'));
+    });
+    cleanups.push(() => files.close());
+    const platform = await startPlatform({ secret: CALLBACK_SECRET });
+    cleanups.push(() => platform.close());
+    const speechAnswer = speechScript({ 1: { status: 'covered', quote: MARK.speech } }, { valuePrefix: MARK.speech, conclusion: MARK.speech });
+    const llm = new ScriptedLlmEngine((request) => (request.schema.safeParse(ADVICE_ANSWER).success ? ADVICE_ANSWER : speechAnswer(request)));
+    const dataDir = await mkdtemp(join(tmpdir(), 'audit-markers-'));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const gateway = await startGateway(
+      {
+        API_TOKENS: MARK.token,
+        FETCH_ALLOW_LOOPBACK: 'true',
+        CALLBACK_BASE_URL: platform.url,
+        CALLBACK_SECRET,
+      },
+      { engines: enginesWith({ llm, ocr: markerOcr, asr: markerAsr }), dataDir, keepDataDir: true },
+    );
+    const headers = { authorization: `Bearer ${MARK.token}`, 'x-request-id': MARK.requestHeader };
+    let uploadToken = '';
+    const post = async (url: string, payload: object) => {
+      const response = await gateway.app.inject({ method: 'POST', url, headers, payload });
+      return { status: response.statusCode, body: response.body };
+    };
+    const fileUrl = (name: string) => files.url(`/${MARK.urlPath}/${name}?sig=${MARK.urlQuery}`);
+    const caseFiles = (name: string) => [
+      { upload_file_id: 71, bucket: MARK.bucket, object_key: MARK.objectKey, file_name: `${MARK.fileName}.png`, file_url: fileUrl(name) },
+    ];
+
+    try {
+      const speech = await post('/ai/v1/speech-process', {
+        request_id: 'audit-speech',
+        cancer_type: MARK.cancer,
+        standard_department_code: MARK.department,
+        points: [{ seq: 1, name: MARK.point }],
+        speech_text: `患者 ${MARK.speech} 右肺上叶见肿块。`,
+        voice_segments: [{ voice_url: fileUrl('a.wav'), start_ms: 0, end_ms: 10, text: MARK.segment }],
+      });
+      expect(speech.status).toBe(200);
+      expect(speech.body).toContain(MARK.speech);
+
+      const advice = await post('/ai/v1/report-advice-draft', {
+        request_id: 'audit-advice',
+        cancer_type: MARK.cancer,
+        case_summary: { diagnosis: MARK.diagnosis, key_question: MARK.question },
+        dept_opinions: [{ dept: MARK.department, content: MARK.opinion, supplements: [{ doctor: MARK.doctor, content: MARK.opinion }] }],
+      });
+      expect(advice.status).toBe(202);
+      const jobState = async () =>
+        (await gateway.app.inject({ method: 'GET', url: '/ai/v1/report-advice-draft/audit-advice', headers })).json<{ state: string }>().state;
+      await waitFor(jobState, (state) => state === 'delivered');
+      expect(platform.received.at(-1)?.body).toContain(MARK.draft);
+
+      const deidentified = await post('/ai/v1/case-file-process', { request_id: 'audit-deid', files: caseFiles('report.png') });
+      expect(deidentified.status).toBe(200);
+      const read = await post('/ai/v1/case-ocr', { request_id: 'audit-ocr', files: caseFiles('report.png') });
+      expect(read.status).toBe(200);
+      expect(read.body).toContain(MARK.ocr);
+      const missing = await post('/ai/v1/case-ocr', { request_id: 'audit-missing', files: caseFiles('missing.png') });
+      expect(missing.status).toBeGreaterThanOrEqual(400);
+      const heard = await post('/ai/v1/asr', { request_id: 'audit-asr', voice_url: fileUrl('voice.wav') });
+      expect(heard.status).toBe(200);
+      expect(heard.body).toContain(MARK.transcript);
+
+      const upload = await gateway.app.inject({
+        method: 'POST',
+        url: '/console/api/uploads',
+        headers: { ...headers, 'content-type': 'application/octet-stream' },
+        payload: Buffer.concat([readFixture('report2.png'), Buffer.from(MARK.upload)]),
+      });
+      expect(upload.statusCode).toBe(201);
+      uploadToken = upload.json<{ token: string }>().token;
+      const removed = await gateway.app.inject({ method: 'DELETE', url: `/console/api/uploads/${uploadToken}`, headers });
+      expect(removed.statusCode).toBe(204);
+
+      const exported = await gateway.app.inject({ method: 'GET', url: '/console/api/audit', headers });
+      const lines = exported.body.split('\n').filter(Boolean).map((text) => JSON.parse(text) as AuditLine);
+      // The records are there, with their ids...
+      expect(lines.map(({ request_id, status }) => [request_id, status])).toEqual(
+        expect.arrayContaining([
+          ['audit-speech', 200],
+          ['audit-advice', 202],
+          ['audit-advice', 200],
+          ['audit-deid', 200],
+          ['audit-ocr', 200],
+          ['audit-missing', missing.status],
+          ['audit-asr', 200],
+          [null, 201],
+          [null, 204],
+        ]),
+      );
+      expect(lines.find((one) => one.request_id === 'audit-ocr')?.upload_file_ids).toEqual([71]);
+      // ...and nothing the requests carried or produced.
+      const forbidden = [...Object.values(MARK), uploadToken, files.url('/')];
+      for (const marker of forbidden) expect(exported.body, marker).not.toContain(marker);
+    } finally {
+      await gateway.close();
+    }
+
+    // The database file: the markers reached it (the cached AI-1&2 result quotes the speech), so a
+    // grep finds them; with every table but the audit trail's dropped, none is left.
+    const databaseFile = join(dataDir, 'gateway.sqlite');
+    expect((await readFile(databaseFile)).includes(MARK.speech)).toBe(true);
+    const db = new Database(databaseFile);
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('audit_records', 'sqlite_sequence')").all() as Array<{ name: string }>;
+    db.pragma('foreign_keys = OFF');
+    for (const { name } of tables) db.exec(`DROP TABLE "${name}"`);
+    db.exec('VACUUM');
+    const auditRows = db.prepare('SELECT COUNT(*) AS count FROM audit_records').get() as { count: number };
+    db.close();
+    expect(auditRows.count).toBeGreaterThanOrEqual(9);
+    const auditOnly = await readFile(databaseFile);
+    for (const marker of [...Object.values(MARK), uploadToken]) expect(auditOnly.includes(marker), marker).toBe(false);
+  }, 60_000);
 });

@@ -11,7 +11,7 @@ import type { AuditRecord } from '../../platform/store/index.js';
 import { describeIssues } from '../ai-routes.js';
 
 /** One line of the export. */
-interface AuditLine {
+export interface AuditLine {
   /** When the request arrived, ISO 8601 UTC. */
   time: string;
   caller: string | null;

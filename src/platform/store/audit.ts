@@ -12,11 +12,11 @@ export interface AuditRecord {
   at: number;
   /** The name of the token the caller presented; null where no token was required or none matched. */
   caller: string | null;
-  /** The operation (`case-ocr`, `report-advice-redeliver`, …) or, for the console API, the route pattern. */
+  /** The operation's name as the request log gives it (its id, or the route pattern outside the AI operations). */
   operation: string;
   method: string;
   requestId: string | null;
-  /** The files an AI-4/AI-5 request named, by the caller's own identifiers. */
+  /** The files the request named (`upload_file_id`s), by the caller's own identifiers. */
   uploadFileIds: readonly number[] | null;
   /** HTTP status answered; 499 when the client went away first. */
   status: number;
