@@ -11,13 +11,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditLine } from '../../src/http/console/audit-export.js';
 import type { AsrEngine, OcrEngine, OcrPage, Transcript } from '../../src/engines/types.js';
 import { startFileServer } from '../../scripts/lib/file-server.js';
-import { startGateway, type StartOptions, type TestGateway } from '../../scripts/lib/gateway.js';
+import { baseUrl, postJson, startGateway, type StartOptions, type TestGateway } from '../../scripts/lib/gateway.js';
 import { readFixture } from '../../scripts/lib/ocr-fixtures.js';
 import { enginesWith } from '../../scripts/lib/stand-in-engines.js';
 import { WAV_BYTES } from '../support/media-bytes.js';
 import { startPlatform } from '../support/platform.js';
 import { speechScript } from '../support/speech-script.js';
-import { ScriptedLlmEngine } from '../support/test-engines.js';
+import { FakeAsrEngine, ScriptedLlmEngine, enginesWithAsr } from '../support/test-engines.js';
 import { OPERATION_PATHS, VALID_BODIES } from '../support/valid-bodies.js';
 import { waitFor } from '../support/wait.js';
 
@@ -94,6 +94,23 @@ describe('one audit record per request', () => {
       expect(Date.parse(time)).toBeGreaterThanOrEqual(started - 1);
       expect(Date.parse(time)).toBeLessThanOrEqual(Date.now());
     }
+  });
+
+  it('records a request its client abandoned as 499 cancelled', async () => {
+    const files = await startFileServer((_request, response) => response.end(WAV_BYTES));
+    cleanups.push(() => files.close());
+    const engine = new FakeAsrEngine();
+    // No token here: the request goes over a real connection, which the test then drops.
+    const gateway = await startGateway({ FETCH_ALLOW_LOOPBACK: 'true' }, { engines: enginesWithAsr(engine), listen: true });
+    cleanups.push(() => gateway.close());
+    const abandon = new AbortController();
+    const answer = postJson(`${baseUrl(gateway.app)}/ai/v1/asr`, { request_id: 'req-left', voice_url: files.url('/a.wav') }, abandon.signal);
+    await engine.waitForCalls(1);
+    abandon.abort();
+    await expect(answer).rejects.toThrow();
+    await expect.poll(async () => (await exportAudit(gateway)).lines.find((one) => one.request_id === 'req-left')).toEqual(
+      line({ operation: 'asr', caller: null, request_id: 'req-left', status: 499, error_kind: 'cancelled' }),
+    );
   });
 
   it('names no caller where no token is required', async () => {
