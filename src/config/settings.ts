@@ -84,6 +84,12 @@ export const SETTINGS = {
       default: 7,
       doc: 'AI-1&2 results cached in `gateway.sqlite` (they hold patient text) are deleted this long after they were made; the same request after that is computed again',
     }),
+    auditRetentionDays: setting({
+      env: 'AUDIT_RETENTION_DAYS',
+      type: types.positiveInt,
+      default: 180,
+      doc: 'the audit trail (one record per request to `/ai/` and `/console/api/`: time, token name, operation, request_id, upload_file_ids, status, error kind, duration; no patient data) keeps each record this long; older ones are deleted every 10 minutes',
+    }),
     bodyLimitBytes: setting({
       env: 'BODY_LIMIT_BYTES',
       type: types.positiveInt,
