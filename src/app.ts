@@ -13,6 +13,7 @@ import { aiRoutes, type OperationServices, type ServedOperation } from './http/a
 import { auditRequests } from './http/audit.js';
 import { CONSOLE_API_PREFIX, consoleRoutes } from './http/console/index.js';
 import { ConsoleUploads } from './http/console/uploads.js';
+import { capConnections, connectionOptions } from './http/connections.js';
 import { docsRoutes } from './http/docs.js';
 import { draining } from './http/draining.js';
 import { sendError, standardErrorBody, useErrorShape } from './http/errors.js';
@@ -116,6 +117,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimitBytes,
+    ...connectionOptions(config.server),
     return503OnClosing: false,
     routerOptions: { maxParamLength: FILE_TOKEN_MAX_CHARS },
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),
@@ -124,6 +126,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return typeof header === 'string' && REQUEST_ID_HEADER.test(header) ? header : randomUUID();
     },
   });
+  capConnections(app.server, config.server.maxConnections, app.log);
   app.decorateReply('errorKind', undefined);
   app.decorateRequest('bodyRequestId', undefined);
   app.decorateRequest('uploadFileIds', undefined);

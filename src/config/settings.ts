@@ -96,6 +96,30 @@ export const SETTINGS = {
       default: 2 * MIB,
       doc: 'largest JSON request body (`413 payload_too_large` above it)',
     }),
+    requestTimeoutMs: setting({
+      env: 'REQUEST_TIMEOUT_MS',
+      type: types.positiveInt,
+      default: 120_000,
+      doc: 'longest a client may take to send one whole request, head and body (a console upload included), from its first byte; then `408 request_timeout` and the connection is closed. Only receiving counts: the time the gateway then takes to answer (a long transcription) does not',
+    }),
+    headersTimeoutMs: setting({
+      env: 'HEADERS_TIMEOUT_MS',
+      type: types.positiveInt,
+      default: 30_000,
+      doc: 'a connection that has not sent a whole request head this long after it opened (or after its next request began) is answered `408 request_timeout` and closed; at most `REQUEST_TIMEOUT_MS`',
+    }),
+    keepAliveTimeoutMs: setting({
+      env: 'KEEP_ALIVE_TIMEOUT_MS',
+      type: types.positiveInt,
+      default: 72_000,
+      doc: "an idle kept-alive connection is closed after this long; keep it longer than the idle timeout of a proxy in front (e.g. 60 s), so the proxy never reuses a connection the gateway is closing",
+    }),
+    maxConnections: setting({
+      env: 'MAX_CONNECTIONS',
+      type: types.positiveInt,
+      default: 1024,
+      doc: 'open client connections at most; a connection beyond it is closed as soon as it opens (logged as a warning at most once a minute). A proxy in front pools its connections, so this bounds what clients reaching the gateway directly can hold',
+    }),
     logLevel: setting({
       env: 'LOG_LEVEL',
       type: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),

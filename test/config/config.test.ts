@@ -30,6 +30,10 @@ describe('loadConfig defaults', () => {
       artifactRetentionDays: 7,
       auditRetentionDays: 180,
       bodyLimitBytes: 2 * 1024 * 1024,
+      requestTimeoutMs: 120_000,
+      headersTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 72_000,
+      maxConnections: 1024,
       shutdownTimeoutMs: 30_000,
     });
     expect(config.models).toEqual({ dir: './models', verify: true, manifestPath: join(REPO_ROOT, 'models', 'manifest.json') });
