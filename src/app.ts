@@ -24,7 +24,7 @@ import { unreadBody } from './http/unread-body.js';
 import { AI_PREFIX, OPERATIONS } from './contract/operations.js';
 import { GATEWAY_OPERATIONS, type Operation } from './operations/index.js';
 import { AuditTrail } from './platform/audit-trail.js';
-import { createSafeFetcher, withLocalFiles, type SafeFetcher } from './platform/fetch/index.js';
+import { ByteBudget, createSafeFetcher, withLocalFiles, type SafeFetcher } from './platform/fetch/index.js';
 import { Limiter } from './platform/limiter.js';
 import type { Logger } from './platform/logger.js';
 import { Metrics } from './platform/metrics.js';
@@ -98,7 +98,9 @@ async function startServices({ config, logger, operations = GATEWAY_OPERATIONS, 
   const served: ServedOperation[] = [];
   for (const operation of operations) served.push({ contract: operation.contract, started: await operation.start(environment) });
   const uploads = new ConsoleUploads(stores, config.server.publicBaseUrl);
-  const fetcher = options.fetcher ?? createSafeFetcher({ ...config.fetch, maxAudioBytes: config.asr.maxBytes });
+  const downloads = new ByteBudget(config.fetch.maxInFlightBytes, config.fetch.queueTimeoutMs);
+  metrics.observeDownloads(downloads);
+  const fetcher = options.fetcher ?? createSafeFetcher({ ...config.fetch, maxAudioBytes: config.asr.maxBytes, budget: downloads });
   const operationServices: OperationServices = {
     engines,
     stores,

@@ -36,6 +36,12 @@ const llmMaxRunning = setting({
   default: { from: llmParallel, value: (parallel) => parallel, doc: (source) => `\`${source}\`` },
   doc: 'LLM limiter: calls running at once',
 });
+const fetchMaxBytes = setting({
+  env: 'FETCH_MAX_BYTES',
+  type: types.positiveInt,
+  default: 50 * MIB,
+  doc: 'largest fetched file (counted while streaming); recordings use `ASR_MAX_BYTES`',
+});
 const ocrWorkers = setting({
   env: 'OCR_WORKERS',
   type: types.positiveInt,
@@ -192,11 +198,18 @@ export const SETTINGS = {
       default: false,
       doc: 'allow fetching from 127.0.0.0/8 and ::1 (test setups only; warned at start)',
     }),
-    maxBytes: setting({
-      env: 'FETCH_MAX_BYTES',
+    maxBytes: fetchMaxBytes,
+    maxInFlightBytes: setting({
+      env: 'FETCH_MAX_IN_FLIGHT_BYTES',
       type: types.positiveInt,
-      default: 50 * MIB,
-      doc: 'largest fetched file (counted while streaming); recordings use `ASR_MAX_BYTES`',
+      default: { from: fetchMaxBytes, value: (maxBytes) => 4 * maxBytes, doc: (source) => `4 × \`${source}\`` },
+      doc: 'bytes all files and recordings being downloaded may hold at once, in memory or in `TMPDIR`: each reserves its declared `Content-Length` (its byte limit when none is declared) until it is read whole; the others wait. One larger than this waits to be downloaded alone',
+    }),
+    queueTimeoutMs: setting({
+      env: 'FETCH_QUEUE_TIMEOUT_MS',
+      type: types.positiveInt,
+      default: 30_000,
+      doc: 'longest a download waits for room in `FETCH_MAX_IN_FLIGHT_BYTES` (then `503 overloaded` with `Retry-After`); counted in `FETCH_TIMEOUT_MS`',
     }),
     connectTimeoutMs: setting({ env: 'FETCH_CONNECT_TIMEOUT_MS', type: types.positiveInt, default: 5_000, doc: 'connect timeout per hop' }),
     totalTimeoutMs: setting({
