@@ -97,9 +97,10 @@ async function startServices({ config, logger, operations = GATEWAY_OPERATIONS, 
   const environment = { config, engines, stores, logger, metrics: metrics.registry };
   const served: ServedOperation[] = [];
   for (const operation of operations) served.push({ contract: operation.contract, started: await operation.start(environment) });
-  const uploads = new ConsoleUploads(stores, config.server.publicBaseUrl);
   const downloads = new ByteBudget(config.fetch.maxInFlightBytes, config.fetch.queueTimeoutMs);
   metrics.observeDownloads(downloads);
+  const uploadLimits = { document: config.fetch.maxBytes, audio: config.asr.maxBytes };
+  const uploads = new ConsoleUploads(stores, config.server.publicBaseUrl, uploadLimits, downloads);
   const fetcher = options.fetcher ?? createSafeFetcher({ ...config.fetch, maxAudioBytes: config.asr.maxBytes, budget: downloads });
   const operationServices: OperationServices = {
     engines,

@@ -40,7 +40,7 @@ const fetchMaxBytes = setting({
   env: 'FETCH_MAX_BYTES',
   type: types.positiveInt,
   default: 50 * MIB,
-  doc: 'largest fetched file (counted while streaming); recordings use `ASR_MAX_BYTES`',
+  doc: 'largest fetched file (counted while streaming), and largest console upload of an image or PDF; recordings use `ASR_MAX_BYTES`',
 });
 const ocrWorkers = setting({
   env: 'OCR_WORKERS',
@@ -524,7 +524,7 @@ export const SETTINGS = {
       doc: 're-decode a failed window at higher temperature (more robust, slower)',
     }),
     maxAudioSeconds: setting({ env: 'ASR_MAX_AUDIO_SECONDS', type: types.positiveInt, default: 7200, doc: 'longest recording (`413` above)' }),
-    maxBytes: setting({ env: 'ASR_MAX_BYTES', type: types.positiveInt, default: 200 * MIB, doc: 'largest recording fetched' }),
+    maxBytes: setting({ env: 'ASR_MAX_BYTES', type: types.positiveInt, default: 200 * MIB, doc: 'largest recording fetched or uploaded in the console' }),
     timeoutFactor: setting({
       env: 'ASR_TIMEOUT_FACTOR',
       type: types.positiveNumber,

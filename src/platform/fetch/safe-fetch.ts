@@ -22,7 +22,7 @@ import { GatewayError, isGatewayError } from '../../errors.js';
 import { addressRefusal, parseAllowEntry, urlHost, urlRefusal } from './address-policy.js';
 import type { AllowEntry } from './address-policy.js';
 import type { DownloadBudget, Release } from './budget.js';
-import { sniffMedia } from './sniff.js';
+import { SNIFF_BYTES, sniffMedia } from './sniff.js';
 import type { MediaKind, SniffedMedia } from './sniff.js';
 
 export type Resolver = (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
@@ -207,9 +207,6 @@ function fetchFile(config: FetcherConfig, rawUrl: string, request: FetchRequest)
     return { bytes, media: identifyMedia(bytes, request.accept, call.label), finalUrl: url.href };
   });
 }
-
-/** Enough of the head of a file for every signature in sniff.ts. */
-const SNIFF_BYTES = 4096;
 
 function downloadFile(config: FetcherConfig, rawUrl: string, request: FetchRequest & { path: string }): Promise<DownloadedFile> {
   return fetchOverNetwork(config, rawUrl, request, async (call, response, url) => {
