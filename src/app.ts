@@ -13,6 +13,7 @@ import { aiRoutes, type OperationServices, type ServedOperation } from './http/a
 import { auditRequests } from './http/audit.js';
 import { CONSOLE_API_PREFIX, consoleRoutes } from './http/console/index.js';
 import { ConsoleUploads } from './http/console/uploads.js';
+import { capConnections, connectionOptions } from './http/connections.js';
 import { docsRoutes } from './http/docs.js';
 import { draining } from './http/draining.js';
 import { sendError, standardErrorBody, useErrorShape } from './http/errors.js';
@@ -23,7 +24,7 @@ import { unreadBody } from './http/unread-body.js';
 import { AI_PREFIX, OPERATIONS } from './contract/operations.js';
 import { GATEWAY_OPERATIONS, type Operation } from './operations/index.js';
 import { AuditTrail } from './platform/audit-trail.js';
-import { createSafeFetcher, withLocalFiles, type SafeFetcher } from './platform/fetch/index.js';
+import { ByteBudget, createSafeFetcher, withLocalFiles, type SafeFetcher } from './platform/fetch/index.js';
 import { Limiter } from './platform/limiter.js';
 import type { Logger } from './platform/logger.js';
 import { Metrics } from './platform/metrics.js';
@@ -96,8 +97,11 @@ async function startServices({ config, logger, operations = GATEWAY_OPERATIONS, 
   const environment = { config, engines, stores, logger, metrics: metrics.registry };
   const served: ServedOperation[] = [];
   for (const operation of operations) served.push({ contract: operation.contract, started: await operation.start(environment) });
-  const uploads = new ConsoleUploads(stores, config.server.publicBaseUrl);
-  const fetcher = options.fetcher ?? createSafeFetcher({ ...config.fetch, maxAudioBytes: config.asr.maxBytes });
+  const downloads = new ByteBudget(config.fetch.maxInFlightBytes, config.fetch.queueTimeoutMs);
+  metrics.observeDownloads(downloads);
+  const uploadLimits = { document: config.fetch.maxBytes, audio: config.asr.maxBytes };
+  const uploads = new ConsoleUploads(stores, config.server.publicBaseUrl, uploadLimits, downloads);
+  const fetcher = options.fetcher ?? createSafeFetcher({ ...config.fetch, maxAudioBytes: config.asr.maxBytes, budget: downloads });
   const operationServices: OperationServices = {
     engines,
     stores,
@@ -116,6 +120,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimitBytes,
+    ...connectionOptions(config.server),
     return503OnClosing: false,
     routerOptions: { maxParamLength: FILE_TOKEN_MAX_CHARS },
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),
@@ -124,6 +129,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return typeof header === 'string' && REQUEST_ID_HEADER.test(header) ? header : randomUUID();
     },
   });
+  capConnections(app.server, config.server.maxConnections, app.log);
   app.decorateReply('errorKind', undefined);
   app.decorateRequest('bodyRequestId', undefined);
   app.decorateRequest('uploadFileIds', undefined);

@@ -14,6 +14,11 @@ export const ERROR_KINDS = {
   unauthorized: { status: 401, retryable: false, when: '`API_TOKENS` is set and no valid bearer token was sent' },
   forbidden: { status: 403, retryable: false, when: 'a tampered or malformed `/files/` token' },
   not_found: { status: 404, retryable: false, when: 'an unknown route, a produced file that is gone, an unknown AI-3 job' },
+  request_timeout: {
+    status: 408,
+    retryable: true,
+    when: 'the client did not send its whole request within `REQUEST_TIMEOUT_MS`, or its head within `HEADERS_TIMEOUT_MS`; the connection is closed',
+  },
   conflict: { status: 409, retryable: false, when: 'AI-3: the `request_id` was already submitted with a different body, or a redelivery asked for a job that is not dead' },
   expired: { status: 410, retryable: false, when: 'an expired `/files/` link' },
   payload_too_large: {
@@ -47,7 +52,7 @@ export const ERROR_KINDS = {
   overloaded: {
     status: 503,
     retryable: true,
-    when: "the engine's queue is full (`Retry-After` says when to retry), or the gateway is shutting down",
+    when: "the engine's queue is full (`Retry-After` says when to retry), the files being downloaded held `FETCH_MAX_IN_FLIGHT_BYTES` for longer than `FETCH_QUEUE_TIMEOUT_MS`, or the gateway is shutting down",
   },
   timeout: { status: 504, retryable: true, when: "the request waited past the engine's queue deadline, or ran past its time limit" },
 } as const satisfies Record<string, { status: number; retryable: boolean; when: string }>;

@@ -30,6 +30,10 @@ describe('loadConfig defaults', () => {
       artifactRetentionDays: 7,
       auditRetentionDays: 180,
       bodyLimitBytes: 2 * 1024 * 1024,
+      requestTimeoutMs: 120_000,
+      headersTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 72_000,
+      maxConnections: 1024,
       shutdownTimeoutMs: 30_000,
     });
     expect(config.models).toEqual({ dir: './models', verify: true, manifestPath: join(REPO_ROOT, 'models', 'manifest.json') });
@@ -79,6 +83,8 @@ describe('loadConfig defaults', () => {
       allowHosts: [],
       allowLoopback: false,
       maxBytes: 50 * 1024 * 1024,
+      maxInFlightBytes: 200 * 1024 * 1024,
+      queueTimeoutMs: 30_000,
       connectTimeoutMs: 5_000,
       totalTimeoutMs: 60_000,
     });
@@ -222,6 +228,11 @@ describe('loadConfig parsing', () => {
     expect(loadConfig({ LLM_PARALLEL: '1' }).advice.maxRunning).toBe(1);
     expect(loadConfig({ LLM_PARALLEL: '8', LLM_MAX_RUNNING: '6' }).advice.maxRunning).toBe(3);
     expect(loadConfig({ LLM_PARALLEL: '8', ADVICE_MAX_RUNNING: '8' }).advice.maxRunning).toBe(8);
+  });
+
+  it('FETCH_MAX_IN_FLIGHT_BYTES defaults to four files of FETCH_MAX_BYTES, and an explicit value wins', () => {
+    expect(loadConfig({ FETCH_MAX_BYTES: '1000' }).fetch.maxInFlightBytes).toBe(4000);
+    expect(loadConfig({ FETCH_MAX_BYTES: '1000', FETCH_MAX_IN_FLIGHT_BYTES: '1500' }).fetch.maxInFlightBytes).toBe(1500);
   });
 
   it('an explicit PUBLIC_BASE_URL wins over the PORT default', () => {

@@ -6,6 +6,7 @@
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { extname } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Config } from '../../config/index.js';
 import { ENGINE_NAMES, type Engines } from '../../engines/registry.js';
@@ -18,6 +19,7 @@ import { ADVICE_JOB_STATES, REFERENCE_REPORT_PATH } from '../../contract/advice.
 import { GatewayError } from '../../errors.js';
 import { VERSION } from '../../version.js';
 import { bearerAuth } from '../auth.js';
+import { clientAbortSignal } from '../client-signal.js';
 import { standardErrorBody, useErrorShape } from '../errors.js';
 import type { ConsoleStatus, ConsoleUpload, ReceivedReport } from './answers.js';
 import { auditExportRoutes } from './audit-export.js';
@@ -126,12 +128,11 @@ const consoleApi: FastifyPluginAsync<ConsoleRoutesOptions> = async (api, options
     return { ai_status: report.ai_status ?? null, ai_advice_ref: report.ai_advice_ref ?? null };
   });
 
-  const uploadLimit = Math.max(config.fetch.maxBytes, config.asr.maxBytes);
-  api.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: uploadLimit }, (_request, body, done) =>
-    done(null, body),
-  );
-  api.post<{ Body: Buffer }>('/uploads', { bodyLimit: uploadLimit }, async (request, reply) => {
-    const upload = await uploads.put(request.body);
+  // The body is handed over unread: uploads.receive streams it to disk under the fetch limits.
+  api.addContentTypeParser('application/octet-stream', (_request, body, done) => done(null, body));
+  api.post<{ Body: Readable }>('/uploads', async (request, reply) => {
+    const declared = Number(request.headers['content-length']);
+    const upload = await uploads.receive(request.body, Number.isInteger(declared) ? declared : undefined, clientAbortSignal(reply));
     const answer: ConsoleUpload = { file_url: upload.fileUrl, path: upload.path, token: upload.token };
     return reply.code(201).send(answer);
   });

@@ -21,7 +21,8 @@ import type { LookupFunction } from 'node:net';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { addressRefusal, parseAllowEntry, urlHost, urlRefusal } from './address-policy.js';
 import type { AllowEntry } from './address-policy.js';
-import { sniffMedia } from './sniff.js';
+import type { DownloadBudget, Release } from './budget.js';
+import { SNIFF_BYTES, sniffMedia } from './sniff.js';
 import type { MediaKind, SniffedMedia } from './sniff.js';
 
 export type Resolver = (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
@@ -42,6 +43,8 @@ export interface SafeFetchOptions {
   maxRedirects?: number;
   /** DNS; defaults to dns.promises.lookup(host, { all: true }). */
   resolve?: Resolver;
+  /** What the bodies being read may hold at once; none by default. */
+  budget?: DownloadBudget;
 }
 
 export interface FetchedFile {
@@ -86,6 +89,7 @@ interface FetcherConfig {
   totalTimeoutMs: number;
   maxRedirects: number;
   resolve: Resolver;
+  budget: DownloadBudget | undefined;
 }
 
 /** One fetch in progress: the shared config plus what belongs to this call. */
@@ -119,6 +123,7 @@ export function createSafeFetcher(options: SafeFetchOptions): SafeFetcher {
     totalTimeoutMs: options.totalTimeoutMs,
     maxRedirects: options.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
     resolve: options.resolve ?? resolveWithDns,
+    budget: options.budget,
   };
   return {
     fetch: (url, request) => fetchFile(config, url, request),
@@ -202,9 +207,6 @@ function fetchFile(config: FetcherConfig, rawUrl: string, request: FetchRequest)
     return { bytes, media: identifyMedia(bytes, request.accept, call.label), finalUrl: url.href };
   });
 }
-
-/** Enough of the head of a file for every signature in sniff.ts. */
-const SNIFF_BYTES = 4096;
 
 function downloadFile(config: FetcherConfig, rawUrl: string, request: FetchRequest & { path: string }): Promise<DownloadedFile> {
   return fetchOverNetwork(config, rawUrl, request, async (call, response, url) => {
@@ -337,7 +339,8 @@ function assertSuccessStatus(response: http.IncomingMessage): void {
 /**
  * Hands each chunk to `sink` as it streams in and returns the size; bytes are counted, and a
  * Content-Length over the limit is refused before reading. Only a 2xx body is read, so a file
- * over the limit is the file's fault (413), told as soon as it is known.
+ * over the limit is the file's fault (413), told as soon as it is known. The body's declared
+ * size (else the limit) is reserved from the budget while it is read.
  */
 async function readBody(
   call: FetchCall,
@@ -345,17 +348,33 @@ async function readBody(
   sink: (chunk: Buffer) => void | Promise<void>,
 ): Promise<number> {
   const { maxBytes } = call;
-  if (Number(response.headers['content-length']) > maxBytes) {
+  const declared = Number(response.headers['content-length']);
+  if (declared > maxBytes) {
     response.destroy();
     throw tooLarge(call, maxBytes);
   }
+  const release = await reserveRoom(call, response, Number.isInteger(declared) ? declared : maxBytes);
   let size = 0;
-  for await (const chunk of response as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge(call, maxBytes); // leaving the loop destroys the response
-    await sink(chunk);
+  try {
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) throw tooLarge(call, maxBytes); // leaving the loop destroys the response
+      await sink(chunk);
+    }
+  } finally {
+    release?.();
   }
   return size;
+}
+
+/** Room in the budget for `bytes`; the response is dropped when none comes in time. */
+async function reserveRoom(call: FetchCall, response: http.IncomingMessage, bytes: number): Promise<Release | undefined> {
+  try {
+    return await call.config.budget?.reserve(bytes, call.signal);
+  } catch (error) {
+    response.destroy();
+    throw error;
+  }
 }
 
 function tooLarge(call: FetchCall, maxBytes: number): GatewayError {

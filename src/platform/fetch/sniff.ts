@@ -4,6 +4,9 @@
  */
 export type MediaKind = 'document' | 'audio';
 
+/** Enough of the head of a file for every signature here. */
+export const SNIFF_BYTES = 4096;
+
 export interface SniffedMedia {
   mediaType: string;
   kind: MediaKind;
