@@ -11,20 +11,8 @@ const PREVIEW_PNG = { palette: true, compressionLevel: 9, effort: 4 } as const;
 import decodeBmp from 'bmp-js';
 import sharp, { type Sharp } from 'sharp';
 import { GatewayError } from '../errors.js';
+import { tooManyPages, tooManyPixels, undecodable } from './refusals.js';
 import type { DocumentLimits, DocumentPage, OpenedDocument, PageOptions, PageRaster } from './types.js';
-
-export function undecodable(what: string, cause?: unknown): GatewayError {
-  return new GatewayError('invalid_request', `${what} could not be decoded (corrupt or truncated)`, { cause });
-}
-
-export function tooManyPixels(limits: DocumentLimits, pixels?: number): GatewayError {
-  const count = pixels === undefined ? 'more pixels' : `${pixels} pixels, more`;
-  return new GatewayError('payload_too_large', `a page has ${count} than the ${limits.maxPagePixels} allowed (OCR_MAX_PAGE_PIXELS)`);
-}
-
-export function tooManyPages(pages: number, limits: DocumentLimits): GatewayError {
-  return new GatewayError('payload_too_large', `the file has ${pages} pages, more than the ${limits.maxPages} allowed (OCR_MAX_PAGES)`);
-}
 
 /**
  * A page as a viewer shows it, for any OCR engine to prepare as it needs: upright (its EXIF
