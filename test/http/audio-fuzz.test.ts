@@ -123,8 +123,13 @@ describeWithTools('decoder fuzzing: broken recordings through POST /ai/v1/asr', 
     60_000,
   );
 
-  it('reads a recording sniffed as MP3 only as MP3, not as the WAV behind its ID3 tag that ffmpeg would probe', async () => {
+  it('reads a recording only as its sniffed type: FLAC behind an ID3 tag as FLAC, a WAV behind one (sniffed as MP3) not at all', async () => {
     expect((await transcribe(bases.get('wav')!, 'plain.wav')).statusCode).toBe(200);
+    const flacPath = join(temp, 'tagged.flac');
+    await ffmpegConvert(join(AUDIO_FIXTURES, 'wenet_aishell-BAC009S0724W0121.wav'), flacPath, ['-t', '1', '-c:a', 'flac']);
+    const taggedFlac = behindId3Tag(await readFile(flacPath));
+    await rm(flacPath);
+    expect((await transcribe(taggedFlac, 'tagged.flac')).statusCode).toBe(200); // FLAC may carry an ID3 tag
     const disguised = await transcribe(behindId3Tag(bases.get('wav')!), 'disguised.mp3');
     expect(disguised.statusCode).toBe(400);
     expect(disguised.json<{ error: { message: string } }>().error.message).toMatch(/voice_url: the recording could not be decoded/);
