@@ -450,7 +450,13 @@ export const SETTINGS = {
       env: 'OCR_MAX_PAGE_PIXELS',
       type: types.positiveInt,
       default: 50_000_000,
-      doc: 'decoded pixels per page, images and rendered PDF pages (`413` above)',
+      doc: 'decoded pixels per page, images and rendered PDF pages, and per image inside a PDF (`413` above)',
+    }),
+    pdfHeapMb: setting({
+      env: 'OCR_PDF_HEAP_MB',
+      type: types.positiveInt,
+      default: 512,
+      doc: 'JavaScript heap of the thread that reads one PDF; a PDF that needs more is refused (`413`) and only its thread ends',
     }),
     maxRunning: setting({
       env: 'OCR_MAX_RUNNING',

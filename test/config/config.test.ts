@@ -363,6 +363,7 @@ describe('OCR settings', () => {
       startTimeoutMs: 60_000,
       maxPages: 100,
       maxPagePixels: 50_000_000,
+      pdfHeapMb: 512,
       maxRunning: availableParallelism(),
       maxQueued: 64,
       queueTimeoutMs: 120_000,
