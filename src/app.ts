@@ -10,8 +10,9 @@ import { accessTokens, type Config } from './config/index.js';
 import { ENGINE_NAMES, Engines, createEngines } from './engines/registry.js';
 import type { EngineName, EngineSet, EngineStatus } from './engines/types.js';
 import { aiRoutes, type OperationServices, type ServedOperation } from './http/ai-routes.js';
+import { auditRequests } from './http/audit.js';
 import { Authenticator } from './http/auth.js';
-import { consoleRoutes } from './http/console/index.js';
+import { CONSOLE_API_PREFIX, consoleRoutes } from './http/console/index.js';
 import { ConsoleUploads } from './http/console/uploads.js';
 import { docsRoutes } from './http/docs.js';
 import { draining } from './http/draining.js';
@@ -22,6 +23,7 @@ import { requestLog } from './http/request-log.js';
 import { unreadBody } from './http/unread-body.js';
 import { AI_PREFIX, OPERATIONS } from './contract/operations.js';
 import { GATEWAY_OPERATIONS, type Operation } from './operations/index.js';
+import { AuditTrail } from './platform/audit-trail.js';
 import { createSafeFetcher, withLocalFiles, type SafeFetcher } from './platform/fetch/index.js';
 import { Limiter } from './platform/limiter.js';
 import type { Logger } from './platform/logger.js';
@@ -47,6 +49,7 @@ interface Services {
   operations: readonly ServedOperation[];
   operationServices: OperationServices;
   uploads: ConsoleUploads;
+  audit: AuditTrail;
 }
 
 const STORE_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -103,7 +106,8 @@ async function startServices({ config, logger, operations = GATEWAY_OPERATIONS, 
     fetcher: withLocalFiles(fetcher, uploads.read),
     documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels },
   };
-  return { stores, engines, metrics, operations: served, operationServices, uploads };
+  const audit = new AuditTrail(stores.audit, logger);
+  return { stores, engines, metrics, operations: served, operationServices, uploads, audit };
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -123,6 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.decorateReply('errorKind', undefined);
   app.decorateRequest('bodyRequestId', undefined);
+  app.decorateRequest('uploadFileIds', undefined);
   app.removeContentTypeParser('text/plain');
   app.decorate('engineStatus', (name: EngineName) => services.engines.status(name));
   app.decorate('stopEngines', () => services.engines.close());
@@ -130,6 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const auth = new Authenticator(accessTokens(config.security));
 
   await app.register(requestLog, { metrics: services.metrics });
+  await app.register(auditRequests, { trail: services.audit, prefixes: [`${AI_PREFIX}/`, `${CONSOLE_API_PREFIX}/`] });
   await app.register(draining);
   await app.register(unreadBody, {
     discardBytes: UNREAD_BODY_DISCARD_LIMITS * config.server.bodyLimitBytes,
@@ -151,15 +157,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     adviceJobs: services.operations.find(({ contract }) => contract.id === OPERATIONS.reportAdviceDraft.id)?.started.jobs,
   });
 
-  const sweepStores = () => {
-    services.stores.blobs.sweepExpired().catch((error: unknown) => app.log.warn({ err: error }, 'blob sweep failed'));
-    const artifactsBefore = Date.now() - config.server.artifactRetentionDays * DAY_MS;
-    services.stores.artifacts
-      .purgeCreatedBefore(artifactsBefore)
+  /** Runs `purge` on what was made more than `days` ago; logs how many rows went (counts only). */
+  const purgeOlderThan = (days: number, purge: (before: number) => Promise<number>, logAs: { field: string; deleted: string; failed: string }) =>
+    purge(Date.now() - days * DAY_MS)
       .then((purged) => {
-        if (purged > 0) app.log.info({ artifacts: purged }, 'cached results past ARTIFACT_RETENTION_DAYS deleted');
+        if (purged > 0) app.log.info({ [logAs.field]: purged }, logAs.deleted);
       })
-      .catch((error: unknown) => app.log.warn({ err: error }, 'artifact purge failed'));
+      .catch((error: unknown) => app.log.warn({ err: error }, logAs.failed));
+  const sweepStores = () => {
+    const { artifacts, audit, blobs } = services.stores;
+    blobs.sweepExpired().catch((error: unknown) => app.log.warn({ err: error }, 'blob sweep failed'));
+    void purgeOlderThan(config.server.artifactRetentionDays, (before) => artifacts.purgeCreatedBefore(before), {
+      field: 'artifacts',
+      deleted: 'cached results past ARTIFACT_RETENTION_DAYS deleted',
+      failed: 'artifact purge failed',
+    });
+    void purgeOlderThan(config.server.auditRetentionDays, (before) => audit.purgeBefore(before), {
+      field: 'audit_records',
+      deleted: 'audit records past AUDIT_RETENTION_DAYS deleted',
+      failed: 'audit purge failed',
+    });
   };
   sweepStores();
   const sweeper = setInterval(sweepStores, STORE_SWEEP_INTERVAL_MS).unref();
@@ -167,6 +184,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clearInterval(sweeper);
     for (const { started } of services.operations) await started.close?.();
     await services.engines.close();
+    await services.audit.close();
     await services.stores.close();
   });
   return app;

@@ -1,7 +1,7 @@
 /**
  * Every failure the gateway can report, defined once: a stable kind, its HTTP status, whether a
- * client may repeat the call (the default; a failure may say otherwise, e.g. a fetch that got a
- * 404) and when it happens. The OpenAPI document and docs/errors.md are derived from this table.
+ * client may repeat the call (the default; a failure may say otherwise, e.g. an LLM server that
+ * answered 4xx) and when it happens. The OpenAPI document and docs/errors.md are derived from this table.
  * Clients switch on `kind`; messages are for people.
  */
 export const ERROR_KINDS = {
@@ -9,7 +9,7 @@ export const ERROR_KINDS = {
   forbidden_url: {
     status: 400,
     retryable: false,
-    when: 'file_url / voice_url not http(s), not allowlisted, or resolving to a refused address',
+    when: 'file_url / voice_url, as sent, not a valid http(s) URL, its host not allowlisted, or an IP address in a refused range (a name that resolves to one is `fetch_failed`)',
   },
   unauthorized: { status: 401, retryable: false, when: 'tokens are set (`API_TOKENS`, `OPERATOR_TOKENS`) and no valid bearer token was sent' },
   forbidden: {
@@ -23,12 +23,12 @@ export const ERROR_KINDS = {
   payload_too_large: {
     status: 413,
     retryable: false,
-    when: 'a body over `BODY_LIMIT_BYTES`, a fetched file over its byte limit, too many pages or pixels, too long a recording',
+    when: 'a body over `BODY_LIMIT_BYTES`, a fetched file over its byte limit (its host answered 2xx), too many pages or pixels, too long a recording',
   },
   unsupported_media: {
     status: 415,
     retryable: false,
-    when: 'Content-Type not JSON; a fetched file of an unknown or wrong type (sniffed from its bytes)',
+    when: 'Content-Type not JSON; a fetched file (its host answered 2xx) or console upload that is empty or of an unknown or wrong type (sniffed from its bytes)',
   },
   deidentification_failed: {
     status: 422,
@@ -41,7 +41,7 @@ export const ERROR_KINDS = {
   fetch_failed: {
     status: 502,
     retryable: true,
-    when: 'the file source failed: retryable for timeouts, resets and 5xx/408/429; not for 404/403 and the like',
+    when: "file_url / voice_url did not arrive whole with a 2xx, whatever the network said (DNS, an address refused after resolving or redirecting, connection, TLS, timeout, an HTTP error status, too many redirects, a body cut short): always the same message, naming the field, and retryable; the gateway's log says why. What is wrong with a file served whole is its own 4xx",
   },
   engine_unavailable: {
     status: 503,
@@ -59,7 +59,7 @@ export const ERROR_KINDS = {
 export type ErrorKind = keyof typeof ERROR_KINDS;
 
 export interface GatewayErrorOptions {
-  /** Overrides the kind's default, e.g. a fetch that failed with a 404 will not recover. */
+  /** Overrides the kind's default, e.g. an LLM server's 4xx answer will not recover. */
   retryable?: boolean;
   /** Seconds a client should wait before retrying; sent as the Retry-After header. */
   retryAfterSeconds?: number;

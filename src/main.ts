@@ -1,5 +1,6 @@
 import { buildApp } from './app.js';
 import { configDeprecations, loadConfig, readConfigOrExit, type Config } from './config/index.js';
+import { fetchAllowlistWarning } from './config/exposure.js';
 import type { FastifyInstance } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ENGINE_NAMES } from './engines/registry.js';
@@ -10,7 +11,8 @@ import { STOP_GRACE_MS } from './platform/process/index.js';
 import { VERSION } from './version.js';
 
 /** One warning per setting that leaves something open or unsigned, at every start. */
-function riskySettingWarnings({ server, security, fetch, callback }: Config): string[] {
+function riskySettingWarnings(config: Config): string[] {
+  const { server, security, fetch, callback } = config;
   const noTokens = security.apiTokens.length + security.operatorTokens.length === 0;
   const unnamed = security.apiTokens.filter((token) => token.unnamed).map((token) => token.name);
   return [
@@ -28,6 +30,7 @@ function riskySettingWarnings({ server, security, fetch, callback }: Config): st
       ? `API_TOKENS: ${unnamed.length} token(s) without a name, called ${unnamed.join(', ')} in the audit trail: write each as name=token (bare tokens are read until 0.3)`
       : undefined,
     fetch.allowLoopback ? 'FETCH_ALLOW_LOOPBACK=true: file URLs may point at this machine' : undefined,
+    fetchAllowlistWarning(config) ?? undefined,
     callback.baseUrl && !callback.secret ? 'CALLBACK_ALLOW_UNSIGNED=true and no CALLBACK_SECRET: callbacks go unsigned; anyone who reaches the platform can forge one' : undefined,
   ].filter((warning) => warning !== undefined);
 }

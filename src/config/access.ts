@@ -10,7 +10,7 @@
  * any token is set, every route but the open ones (health, docs, the console page, file links)
  * needs a token of its role, and a role with no tokens is closed.
  */
-import { BlockList, isIP } from 'node:net';
+import { isLoopbackHost } from './exposure.js';
 
 export type Role = 'client' | 'operator';
 
@@ -63,19 +63,6 @@ export function parseTokenList(list: string, role: Role, allowUnnamed: boolean):
 export function firstToken(list: string | undefined): string | undefined {
   const [first] = entriesOf(list ?? '');
   return first === undefined ? undefined : splitEntry(first).token;
-}
-
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
-
-/** Whether a listen address is reachable from this machine only. */
-export function isLoopbackHost(host: string): boolean {
-  const address = host.replace(/^\[|\]$/g, '');
-  if (address.toLowerCase() === 'localhost') return true;
-  const family = isIP(address);
-  return family !== 0 && LOOPBACK.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** The settings access is decided from. */

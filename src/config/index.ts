@@ -8,7 +8,7 @@ import { SETTINGS } from './settings.js';
 import { MAKE_WEBHOOK_SECRET } from './webhook-secret.js';
 
 export { ConfigError, readConfigOrExit } from './define.js';
-export { accessTokens, firstToken, isLoopbackHost, type NamedToken, type Role } from './access.js';
+export { accessTokens, firstToken, type NamedToken, type Role } from './access.js';
 export { webhookKey } from './webhook-secret.js';
 
 export type Config = ConfigOf<typeof SETTINGS>;

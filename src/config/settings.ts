@@ -89,6 +89,12 @@ export const SETTINGS = {
       default: 7,
       doc: 'AI-1&2 results cached in `gateway.sqlite` (they hold patient text) are deleted this long after they were made; the same request after that is computed again',
     }),
+    auditRetentionDays: setting({
+      env: 'AUDIT_RETENTION_DAYS',
+      type: types.positiveInt,
+      default: 180,
+      doc: 'the audit trail (one record per request to `/ai/` and `/console/api/`: time, token name, operation, request_id, upload_file_ids, status, error kind, duration; no patient data) keeps each record this long; older ones are deleted every 10 minutes',
+    }),
     bodyLimitBytes: setting({
       env: 'BODY_LIMIT_BYTES',
       type: types.positiveInt,
@@ -172,7 +178,7 @@ export const SETTINGS = {
       type: types.hostList,
       default: [],
       defaultDoc: 'none (any host)',
-      doc: 'when set, `file_url` / `voice_url` (and every redirect hop) may point only at these hosts; `host` without a port allows any port',
+      doc: 'when set, `file_url` / `voice_url` (and every redirect hop) may point only at these hosts; `host` without a port allows any port. Set it in production: left unset with `NODE_ENV=production` or a non-loopback `HOST`, it is warned about at start',
     }),
     allowLoopback: setting({
       env: 'FETCH_ALLOW_LOOPBACK',

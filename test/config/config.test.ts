@@ -31,6 +31,7 @@ describe('loadConfig defaults', () => {
       publicBaseUrl: 'http://localhost:8080',
       logLevel: 'info',
       artifactRetentionDays: 7,
+      auditRetentionDays: 180,
       bodyLimitBytes: 2 * 1024 * 1024,
       shutdownTimeoutMs: 30_000,
     });

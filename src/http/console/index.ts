@@ -11,6 +11,7 @@ import type { Config } from '../../config/index.js';
 import { ENGINE_NAMES, type Engines } from '../../engines/registry.js';
 import { engineReport } from '../../engines/engine-report.js';
 import type { DeferredJobs } from '../../operations/index.js';
+import type { AuditTrail } from '../../platform/audit-trail.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { Stores } from '../../platform/store/index.js';
 import { ADVICE_JOB_STATES, REFERENCE_REPORT_PATH } from '../../contract/advice.js';
@@ -19,6 +20,7 @@ import { VERSION } from '../../version.js';
 import type { Authenticator } from '../auth.js';
 import { standardErrorBody, useErrorShape } from '../errors.js';
 import type { ConsoleStatus, ConsoleUpload, ReceivedReport } from './answers.js';
+import { auditExportRoutes } from './audit-export.js';
 import { pagePreviewRoutes } from './page-previews.js';
 import type { ConsoleUploads } from './uploads.js';
 
@@ -31,7 +33,11 @@ export interface ConsoleRoutesOptions {
   /** AI-3's jobs, shown on the status panel; absent where AI-3 is not served. */
   adviceJobs: DeferredJobs | undefined;
   uploads: ConsoleUploads;
+  audit: AuditTrail;
 }
+
+/** The console's data, and the operator's routes beside it (the audit export). */
+export const CONSOLE_API_PREFIX = '/console/api';
 
 /** Copied next to the compiled plugin by `npm run build`. */
 const ASSETS_DIR = new URL('./assets/', import.meta.url);
@@ -76,7 +82,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (ap
         .send(bytes),
     );
   }
-  await app.register(consoleApi, { ...options, prefix: '/console/api' });
+  await app.register(consoleApi, { ...options, prefix: CONSOLE_API_PREFIX });
 };
 
 const consoleApi: FastifyPluginAsync<ConsoleRoutesOptions> = async (api, options) => {
@@ -134,4 +140,5 @@ const consoleApi: FastifyPluginAsync<ConsoleRoutesOptions> = async (api, options
     return reply.code(204).send();
   });
   await api.register(pagePreviewRoutes, { config, stores });
+  await api.register(auditExportRoutes, { trail: options.audit });
 };
