@@ -10,7 +10,7 @@
  * any token is set, every route but the open ones (health, docs, the console page, file links)
  * needs a token of its role, and a role with no tokens is closed.
  */
-import { isLoopbackHost } from './exposure.js';
+import { isIP } from 'node:net';
 
 export type Role = 'client' | 'operator';
 
@@ -63,6 +63,12 @@ export function parseTokenList(list: string, role: Role, allowUnnamed: boolean):
 export function firstToken(list: string | undefined): string | undefined {
   const [first] = entriesOf(list ?? '');
   return first === undefined ? undefined : splitEntry(first).token;
+}
+
+/** `localhost`, 127.0.0.0/8 or ::1 (bracketed or not): a listen address only this machine reaches. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'));
 }
 
 /** The settings access is decided from. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fetchAllowlistWarning, isLoopbackHost, runsInProduction } from '../../src/config/exposure.js';
+import { isLoopbackHost } from '../../src/config/access.js';
+import { fetchAllowlistWarning, runsInProduction } from '../../src/config/exposure.js';
 import { loadConfig } from '../../src/config/index.js';
 
 describe('isLoopbackHost', () => {

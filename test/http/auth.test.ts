@@ -29,6 +29,7 @@ const OPERATOR_ROUTES = [
   { method: 'POST', url: '/console/api/uploads', operatorStatus: 201, upload: Buffer.from('%PDF-1.4 x') },
   { method: 'GET', url: JOB, operatorStatus: 404 },
   { method: 'POST', url: `${JOB}/redeliver`, operatorStatus: 404 },
+  { method: 'GET', url: '/console/api/audit', operatorStatus: 200 },
   { method: 'GET', url: '/metrics', operatorStatus: 200 },
 ] as const;
 
