@@ -42,6 +42,8 @@ RUN --mount=type=bind,from=artefact,target=/artefact \
  && mkdir /app && tar -xzf /artefact/mdt-ai-gateway-*-linux-x64-cpu.tar.gz -C /app --strip-components=1 --no-same-owner \
  && ln -s /app/bin/mdt-gateway /usr/local/bin/mdt-gateway
 WORKDIR /app
+# HOST=0.0.0.0: the container serves the network, so the gateway refuses to start without
+# API_TOKENS (operator's guide 10.1); pass them with --env-file or compose.
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 MODELS_DIR=/models DATA_DIR=/data TMPDIR=/tmp LLM_GPU=off
 USER gateway
 VOLUME ["/data"]

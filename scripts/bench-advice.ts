@@ -39,6 +39,7 @@ import { TEST_MODELS_DIR } from './lib/paths.js';
 import { startPostgres } from './lib/postgres.js';
 import { readyStatus } from '../src/engines/readiness.js';
 import { percentile } from './lib/stats.js';
+import { webhookSecretFor } from './lib/secrets.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -58,7 +59,7 @@ if (replicaCount > 1 && args.store !== 'postgres') throw new Error('--replicas a
 const shape = args.shape as ShapeName;
 if (!(shape in SHAPES)) throw new Error(`unknown --shape ${shape}; known: ${Object.keys(SHAPES).join(', ')}`);
 const jobs = Number(args.jobs);
-const SECRET = 'bench-advice-secret-0123456789';
+const SECRET = webhookSecretFor('bench-advice');
 const SEQUENTIAL_SUBMITS = 5;
 
 /** Synthetic consultation (no patient data). */

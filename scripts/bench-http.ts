@@ -28,7 +28,7 @@ import { createLogger } from '../src/platform/logger.js';
 const TARGETS = ['bare', 'gateway-silent', 'gateway-info'] as const;
 type Target = (typeof TARGETS)[number];
 
-const BENCH_TOKEN = 'bench-token';
+const BENCH_TOKEN = 'bench-token-0123456789';
 const ASR_PATH = '/ai/v1/asr';
 
 function buildBareApp(): FastifyInstance {
@@ -42,7 +42,7 @@ function buildBareApp(): FastifyInstance {
 
 /** The real gateway with an API token set, so /ai/ requests pass the bearer auth hook. */
 async function buildGateway(logLevel: 'silent' | 'info', dataDir: string): Promise<FastifyInstance> {
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: logLevel, PORT: '0', API_TOKENS: BENCH_TOKEN });
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: logLevel, PORT: '0', API_TOKENS: `bench=${BENCH_TOKEN}` });
   const logger = createLogger(config.server.logLevel, pino.destination('/dev/null'));
   return buildApp({ config, logger });
 }

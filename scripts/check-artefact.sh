@@ -66,8 +66,8 @@ callback_port="$(free_port)"
 settings=(
   HOST=127.0.0.1 PORT="$port" DATA_DIR="$work/data" TMPDIR="$work/tmp" MODELS_DIR="$work/models"
   LLM_MODEL=test-tiny-qwen2.gguf LLM_THREADS=1 WHISPER_MODEL=ggml-tiny-random.bin ASR_THREADS=1 OCR_WORKERS=1
-  API_TOKENS=ci-client-token-0123456789 OPERATOR_TOKENS=ci-operator-token-0123456789
-  CALLBACK_BASE_URL="http://127.0.0.1:$callback_port" CALLBACK_SECRET=ci-callback-secret-0123456789 LOG_LEVEL=warn
+  API_TOKENS=ci-client=ci-client-token-0123456789 OPERATOR_TOKENS=ci-operator=ci-operator-token-0123456789
+  CALLBACK_BASE_URL="http://127.0.0.1:$callback_port" CALLBACK_SECRET="whsec_$(node -e "console.log(require('crypto').randomBytes(32).toString('base64'))")" LOG_LEVEL=warn
 )
 echo "check-artefact: starting the gateway as $user from $app (port $port)"
 "${run_as[@]}" "${settings[@]}" "$app/bin/mdt-gateway" start >"$work/gateway.log" 2>&1 &

@@ -28,6 +28,7 @@ import { ensureTestModel } from './lib/models/make-test-model.js';
 import { ensureWhisperTestModel } from './lib/models/whisper-model.js';
 import { REPO_ROOT, TEST_MODELS_DIR, fixturePath } from './lib/paths.js';
 import { NEUTRAL_GATEWAY_ENV, onFreePort } from './lib/processes.js';
+import { webhookSecretFor } from './lib/secrets.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const SAMPLE_MS = Number(process.env.SOAK_SAMPLE_SECONDS ?? (MINUTES <= 5 ? 15 : 30)) * 1000;
@@ -78,7 +79,7 @@ const env: Record<string, string> = {
   OCR_THREADS: '1',
   FETCH_ALLOW_LOOPBACK: 'true',
   CALLBACK_BASE_URL: `http://127.0.0.1:${portOf(receiver)}`,
-  CALLBACK_SECRET: 'soak-callback-secret-0123456789',
+  CALLBACK_SECRET: webhookSecretFor('soak'),
   LOG_LEVEL: 'warn',
 };
 const config = loadConfig(env);

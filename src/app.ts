@@ -6,11 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Config } from './config/index.js';
+import { accessTokens, type Config } from './config/index.js';
 import { ENGINE_NAMES, Engines, createEngines } from './engines/registry.js';
 import type { EngineName, EngineSet, EngineStatus } from './engines/types.js';
 import { aiRoutes, type OperationServices, type ServedOperation } from './http/ai-routes.js';
 import { auditRequests } from './http/audit.js';
+import { Authenticator } from './http/auth.js';
 import { CONSOLE_API_PREFIX, consoleRoutes } from './http/console/index.js';
 import { ConsoleUploads } from './http/console/uploads.js';
 import { capConnections, connectionOptions } from './http/connections.js';
@@ -137,6 +138,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('engineStatus', (name: EngineName) => services.engines.status(name));
   app.decorate('stopEngines', () => services.engines.close());
   useErrorShape(app, standardErrorBody);
+  const auth = new Authenticator(accessTokens(config.security));
 
   await app.register(requestLog, { metrics: services.metrics });
   await app.register(auditRequests, { trail: services.audit, prefixes: [`${AI_PREFIX}/`, `${CONSOLE_API_PREFIX}/`] });
@@ -146,16 +148,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     discardWithinMs: UNREAD_BODY_DISCARD_MS,
   });
   await app.register(docsRoutes, { version: VERSION, publicBaseUrl: config.server.publicBaseUrl });
-  await app.register(healthRoutes, { engines: services.engines, metrics: services.metrics, config });
+  await app.register(healthRoutes, { engines: services.engines, metrics: services.metrics, config, auth });
   await app.register(fileRoutes, { stores: services.stores });
   await app.register(aiRoutes, {
     prefix: AI_PREFIX,
-    apiTokens: config.security.apiTokens,
+    auth,
     services: services.operationServices,
     operations: services.operations,
   });
   await app.register(consoleRoutes, {
-    apiTokens: config.security.apiTokens,
+    auth,
     config,
     ...services,
     adviceJobs: services.operations.find(({ contract }) => contract.id === OPERATIONS.reportAdviceDraft.id)?.started.jobs,

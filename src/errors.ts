@@ -11,8 +11,12 @@ export const ERROR_KINDS = {
     retryable: false,
     when: 'file_url / voice_url, as sent, not a valid http(s) URL, its host not allowlisted, or an IP address in a refused range (a name that resolves to one is `fetch_failed`)',
   },
-  unauthorized: { status: 401, retryable: false, when: '`API_TOKENS` is set and no valid bearer token was sent' },
-  forbidden: { status: 403, retryable: false, when: 'a tampered or malformed `/files/` token' },
+  unauthorized: { status: 401, retryable: false, when: 'tokens are set (`API_TOKENS`, `OPERATOR_TOKENS`) and no valid bearer token was sent' },
+  forbidden: {
+    status: 403,
+    retryable: false,
+    when: 'a client token on a route for operator tokens (console API, AI-3 job views and redelivery, `/metrics`, the detailed `/readyz`); a tampered or malformed `/files/` token',
+  },
   not_found: { status: 404, retryable: false, when: 'an unknown route, a produced file that is gone, an unknown AI-3 job' },
   request_timeout: {
     status: 408,

@@ -10,12 +10,29 @@ import { createLogger, describeError, type Logger } from './platform/logger.js';
 import { STOP_GRACE_MS } from './platform/process/index.js';
 import { VERSION } from './version.js';
 
-function warnAboutRiskySettings(config: Config, logger: Logger): void {
-  if (config.security.apiTokens.length === 0) logger.warn('API_TOKENS is not set: /ai/ routes accept unauthenticated requests');
-  if (config.fetch.allowLoopback) logger.warn('FETCH_ALLOW_LOOPBACK=true: file URLs may point at this machine');
-  const allowlistWarning = fetchAllowlistWarning(config);
-  if (allowlistWarning) logger.warn(allowlistWarning);
-  if (config.callback.baseUrl && !config.callback.secret) logger.warn('CALLBACK_SECRET is not set: callbacks go unsigned');
+/** One warning per setting that leaves something open or unsigned, at every start. */
+function riskySettingWarnings(config: Config): string[] {
+  const { server, security, fetch, callback } = config;
+  const noTokens = security.apiTokens.length + security.operatorTokens.length === 0;
+  const unnamed = security.apiTokens.filter((token) => token.unnamed).map((token) => token.name);
+  return [
+    noTokens && security.allowOpenAccess
+      ? `ALLOW_OPEN_ACCESS=true and no tokens: /ai/v1, the console API, AI-3 job views and redelivery, /metrics and the detailed /readyz are open to anyone who reaches ${server.host}`
+      : undefined,
+    noTokens && !security.allowOpenAccess
+      ? `API_TOKENS and OPERATOR_TOKENS are not set: every route is open, to this machine only (HOST=${server.host})`
+      : undefined,
+    !noTokens && security.allowOpenAccess ? 'ALLOW_OPEN_ACCESS=true has no effect: tokens are set, so every route but health, docs and file links needs one' : undefined,
+    !noTokens && security.operatorTokens.length === 0
+      ? 'OPERATOR_TOKENS is not set: the console API, AI-3 job views and redelivery, /metrics and the detailed /readyz are closed'
+      : undefined,
+    unnamed.length > 0
+      ? `API_TOKENS: ${unnamed.length} token(s) without a name, called ${unnamed.join(', ')} in the audit trail: write each as name=token (bare tokens are read until 0.3)`
+      : undefined,
+    fetch.allowLoopback ? 'FETCH_ALLOW_LOOPBACK=true: file URLs may point at this machine' : undefined,
+    fetchAllowlistWarning(config) ?? undefined,
+    callback.baseUrl && !callback.secret ? 'CALLBACK_ALLOW_UNSIGNED=true and no CALLBACK_SECRET: callbacks go unsigned; anyone who reaches the platform can forge one' : undefined,
+  ].filter((warning) => warning !== undefined);
 }
 
 const SETTLE_LIMIT_MS = 15 * 60 * 1000;
@@ -46,7 +63,7 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', exitOnFault('unhandledRejection'));
 
   const app = await buildApp({ config, logger });
-  warnAboutRiskySettings(config, logger);
+  for (const warning of riskySettingWarnings(config)) logger.warn(warning);
   await app.listen({ host: config.server.host, port: config.server.port });
   const engines = Object.fromEntries(ENGINE_NAMES.map((name) => [name, app.engineStatus(name)]));
   logger.info({ version: VERSION, engines }, 'gateway started');

@@ -43,6 +43,8 @@ export async function onFreePort<T>(start: (port: number) => Promise<T>): Promis
 /** Settings a developer's shell may export that must not change what a spawned gateway is tested with. */
 export const NEUTRAL_GATEWAY_ENV = {
   API_TOKENS: '',
+  OPERATOR_TOKENS: '',
+  ALLOW_OPEN_ACCESS: '',
   LLM_MODEL: '',
   LLM_BACKEND: '',
   LLM_BASE_URL: '',
@@ -54,6 +56,8 @@ export const NEUTRAL_GATEWAY_ENV = {
   PUBLIC_BASE_URL: '',
   CALLBACK_BASE_URL: '',
   CALLBACK_SECRET: '',
+  CALLBACK_SECRET_PREVIOUS: '',
+  CALLBACK_ALLOW_UNSIGNED: '',
   FILE_SIGNING_SECRET: '',
   DATABASE_URL: '',
   FETCH_ALLOW_LOOPBACK: '',

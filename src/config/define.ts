@@ -4,6 +4,8 @@
  * table and an environment into a typed configuration.
  */
 import { z } from 'zod';
+import { parseTokenList, type Role } from './access.js';
+import { MIN_WEBHOOK_KEY_BYTES, parseWebhookSecret } from './webhook-secret.js';
 
 /** How one environment variable is read: its parser and, for the reference, what it accepts. */
 export interface ValueType<T> {
@@ -134,6 +136,24 @@ export const types = {
   hostList: type(csv, 'comma-separated `host` or `host:port`'),
   secret: (minChars: number) =>
     type(z.string().min(minChars, `must be at least ${minChars} characters`), `≥ ${minChars} characters`),
+  /** A Standard Webhooks signing secret: `whsec_` and strict base64 of at least 24 bytes. */
+  webhookSecret: type(
+    z.string().superRefine((secret, context) => {
+      const parsed = parseWebhookSecret(secret);
+      if ('problem' in parsed) context.addIssue({ code: 'custom', message: parsed.problem });
+    }),
+    `\`whsec_\` + base64 of ≥ ${MIN_WEBHOOK_KEY_BYTES} bytes`,
+  ),
+  /** Bearer tokens of one role, `name=token` each; `allowUnnamed` also reads a bare token (before 0.2). */
+  namedTokens: (role: Role, allowUnnamed: boolean) =>
+    type(
+      z.string().transform((list, context) => {
+        const { tokens, problems } = parseTokenList(list, role, allowUnnamed);
+        for (const message of problems) context.addIssue({ code: 'custom', message });
+        return tokens;
+      }),
+      allowUnnamed ? 'comma-separated `name=token` (a bare `token`: read until 0.3)' : 'comma-separated `name=token`',
+    ),
   gpuLayers: type(z.union([z.enum(['auto', 'max']), intRange(0)]), '`auto` `max` or an integer ≥ 0'),
   tesseractLangs: type(
     z

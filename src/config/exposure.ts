@@ -2,14 +2,8 @@
  * Whether the gateway runs where a site's network reaches it, which is when settings left open
  * for a developer's machine become a risk worth a warning at start.
  */
-import { isIP } from 'node:net';
+import { isLoopbackHost } from './access.js';
 import type { Config } from './index.js';
-
-/** `localhost`, 127.0.0.0/8 or ::1 (bracketed or not). */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'));
-}
 
 /**
  * In production: `NODE_ENV=production` (the shipped images and the systemd unit set it, also

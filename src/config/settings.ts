@@ -58,7 +58,12 @@ const asrMaxRunning = setting({
 
 export const SETTINGS = {
   server: section('Server and storage', {
-    host: setting({ env: 'HOST', type: types.text, default: '0.0.0.0', doc: 'listen address' }),
+    host: setting({
+      env: 'HOST',
+      type: types.text,
+      default: '127.0.0.1',
+      doc: 'listen address. The default serves this machine only; `0.0.0.0` (the images set it) serves the network, and then `API_TOKENS` is required (section 10.1). `0.0.0.0` was the default before 0.2',
+    }),
     port,
     publicBaseUrl: setting({
       env: 'PUBLIC_BASE_URL',
@@ -165,10 +170,23 @@ export const SETTINGS = {
   security: section('Security', {
     apiTokens: setting({
       env: 'API_TOKENS',
-      type: types.list,
+      type: types.namedTokens('client', true),
       default: [],
-      defaultDoc: 'none (no auth)',
-      doc: 'bearer tokens; when set, every `/ai/` and `/console/api/` route (the data of the operator console) requires `Authorization: Bearer <token>` (any listed token; compared in constant time). Other routes stay open. A warning is logged at start when unset',
+      defaultDoc: 'none',
+      doc: 'client tokens, `name=token` each (the name is what the audit trail and the logs show; a token is ≥ 16 characters): `/ai/v1` requires `Authorization: Bearer <token>` with one of them or an operator token. Required when `HOST` is not loopback, unless `ALLOW_OPEN_ACCESS=true`. A bare token without a name (the form before 0.2) is read until 0.3, named `token <position>`, with a warning at start',
+    }),
+    operatorTokens: setting({
+      env: 'OPERATOR_TOKENS',
+      type: types.namedTokens('operator', false),
+      default: [],
+      defaultDoc: 'none',
+      doc: 'operator tokens, `name=token` each: the console API (`/console/api`), AI-3 job views and redelivery, `/metrics` and the detailed `/readyz` require one of them; they also work on `/ai/v1`. Unset while `API_TOKENS` is set: those routes are closed (a warning at start)',
+    }),
+    allowOpenAccess: setting({
+      env: 'ALLOW_OPEN_ACCESS',
+      type: types.bool,
+      default: false,
+      doc: '`true` lets a gateway with no tokens at all start on a non-loopback `HOST`: every route is then open to whoever reaches it (warned at every start). For a closed test network only',
     }),
     fileSigningSecret: setting({
       env: 'FILE_SIGNING_SECRET',
@@ -229,15 +247,21 @@ export const SETTINGS = {
     }),
     secret: setting({
       env: 'CALLBACK_SECRET',
-      type: types.secret(16),
-      defaultDoc: 'none (unsigned)',
-      doc: 'Standard Webhooks signing key: its UTF-8 bytes, or, written `whsec_<base64>`, the decoded bytes. Unset: callbacks go unsigned (warned at start)',
+      type: types.webhookSecret,
+      defaultDoc: 'none',
+      doc: 'Standard Webhooks signing secret, `whsec_` + the base64 of ≥ 24 random bytes (`echo "whsec_$(openssl rand -base64 32)"`); the HMAC key is the decoded bytes. Required with `CALLBACK_BASE_URL`, unless `CALLBACK_ALLOW_UNSIGNED=true`',
     }),
     previousSecret: setting({
       env: 'CALLBACK_SECRET_PREVIOUS',
-      type: types.secret(16),
+      type: types.webhookSecret,
       defaultDoc: 'none',
-      doc: "while rotating `CALLBACK_SECRET`: the old key; callbacks carry a signature made with each key until it is removed (the operator's guide, §10.4)",
+      doc: "while rotating `CALLBACK_SECRET`: the old secret, in the same form; callbacks carry a signature made with each until it is removed (the operator's guide, §10.4)",
+    }),
+    allowUnsigned: setting({
+      env: 'CALLBACK_ALLOW_UNSIGNED',
+      type: types.bool,
+      default: false,
+      doc: '`true` lets the gateway start with `CALLBACK_BASE_URL` and no `CALLBACK_SECRET`: callbacks then go unsigned, and anyone who can reach the platform can forge one (warned at every start). Test setups only',
     }),
     timeoutMs: setting({ env: 'CALLBACK_TIMEOUT_MS', type: types.positiveInt, default: 10_000, doc: 'time limit of one callback POST' }),
     retryBaseMs: setting({

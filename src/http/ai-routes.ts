@@ -1,6 +1,6 @@
 /**
- * The AI operations under /ai/v1, one encapsulated plugin: its own bearer-token hook (when
- * API_TOKENS is set). Each operation sits in a child context of its own, whose errors take the
+ * The AI operations under /ai/v1, one encapsulated plugin: its own bearer-token hook (a client
+ * or an operator token; AI-3's job views and redelivery need an operator's). Each operation sits in a child context of its own, whose errors take the
  * shape its contract gives them; one that finishes its work later also answers for its jobs.
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from 'fastify';
@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { OperationContract } from '../contract/operations.js';
 import { GatewayError } from '../errors.js';
 import type { DeferredJobs, OperationContext, StartedOperation } from '../operations/index.js';
-import { bearerAuth } from './auth.js';
+import type { Authenticator } from './auth.js';
 import { clientAbortSignal } from './client-signal.js';
 import { standardErrorBody, useErrorShape, type ErrorBodyOf } from './errors.js';
 
@@ -21,7 +21,7 @@ export interface ServedOperation {
 }
 
 export interface AiRoutesOptions {
-  apiTokens: readonly string[];
+  auth: Authenticator;
   services: OperationServices;
   operations: readonly ServedOperation[];
 }
@@ -70,11 +70,18 @@ function registerOperation(route: FastifyInstance, { contract, started }: Served
   });
 }
 
-function registerJobRoutes(route: FastifyInstance, labels: NonNullable<ServedOperation['contract']['jobRoutes']>, jobs: DeferredJobs): void {
-  route.get<{ Params: { request_id: string } }>('/:request_id', { config: { operation: labels.status } }, (request) =>
+/** A job's state and its redelivery: the operator's, not every client's. */
+function registerJobRoutes(
+  route: FastifyInstance,
+  labels: NonNullable<ServedOperation['contract']['jobRoutes']>,
+  jobs: DeferredJobs,
+  auth: Authenticator,
+): void {
+  const onRequest = auth.require('operator');
+  route.get<{ Params: { request_id: string } }>('/:request_id', { config: { operation: labels.status }, onRequest }, (request) =>
     jobs.status(request.params.request_id),
   );
-  route.post<{ Params: { request_id: string } }>('/:request_id/redeliver', { config: { operation: labels.redeliver } }, (request) =>
+  route.post<{ Params: { request_id: string } }>('/:request_id/redeliver', { config: { operation: labels.redeliver }, onRequest }, (request) =>
     jobs.redeliver(request.params.request_id),
   );
 }
@@ -85,15 +92,15 @@ const errorBodyOf =
   ({ kind, message, retryable }) =>
     contract.errorBody.parse({ error: { kind, message, retryable } });
 
-export const aiRoutes: FastifyPluginAsync<AiRoutesOptions> = async (ai, { apiTokens, services, operations }) => {
-  if (apiTokens.length > 0) ai.addHook('onRequest', bearerAuth(apiTokens));
+export const aiRoutes: FastifyPluginAsync<AiRoutesOptions> = async (ai, { auth, services, operations }) => {
+  ai.addHook('onRequest', auth.require('client'));
   useErrorShape(ai, standardErrorBody);
   for (const operation of operations) {
     const { contract, started } = operation;
     const routes: FastifyPluginAsync = async (route) => {
       useErrorShape(route, errorBodyOf(contract));
       registerOperation(route, operation, services);
-      if (contract.jobRoutes && started.jobs) registerJobRoutes(route, contract.jobRoutes, started.jobs);
+      if (contract.jobRoutes && started.jobs) registerJobRoutes(route, contract.jobRoutes, started.jobs, auth);
     };
     await ai.register(routes, { prefix: `/${contract.id}` });
   }

@@ -69,8 +69,14 @@ const jsonContent = (schema: z.ZodType) => ({ 'application/json': { schema: json
 /** Any route answers a URL it cannot read with 400. */
 const badUrl = { description: 'invalid_request: the request URL is malformed', content: jsonContent(errorBody) };
 
-const plainGet = (operationId: string, summary: string, responses: Record<string, unknown>) => ({
-  get: { operationId, summary, tags: ['operations'], security: [], responses: { ...responses, '400': badUrl } },
+const plainGet = (operationId: string, summary: string, responses: Record<string, unknown>, security: unknown[] = []) => ({
+  get: { operationId, summary, tags: ['operations'], security, responses: { ...responses, '400': badUrl } },
+});
+
+/** The answers of a route that needs an operator token (OPERATOR_TOKENS). */
+const operatorOnly = (body: z.ZodType) => ({
+  '401': { description: 'unauthorized: tokens are set and no valid bearer token was sent', content: jsonContent(body) },
+  '403': { description: 'forbidden: a client token; this route needs an operator token (OPERATOR_TOKENS)', content: jsonContent(body) },
 });
 
 export function buildOpenApiDocument(version: string, publicBaseUrl: string) {
@@ -98,11 +104,11 @@ export function buildOpenApiDocument(version: string, publicBaseUrl: string) {
         get: {
           operationId: 'getReportAdviceDraftStatus',
           tags: [OPERATIONS.reportAdviceDraft.label],
-          summary: 'AI-3 job state and attempt history, for operators (no patient text)',
+          summary: 'AI-3 job state and attempt history (an operator token; no patient text)',
           parameters: [{ name: 'request_id', in: 'path', required: true, schema: { type: 'string' } }],
           responses: {
             '200': { description: 'the job', content: jsonContent(adviceJobStatus) },
-            '401': { description: 'unauthorized: API_TOKENS is set and no valid bearer token was sent', content: jsonContent(adviceErrorBody) },
+            ...operatorOnly(adviceErrorBody),
             '404': {
               description: 'not_found: no job with this request_id (never submitted, or purged after ADVICE_RETENTION_DAYS)',
               content: jsonContent(adviceErrorBody),
@@ -114,11 +120,11 @@ export function buildOpenApiDocument(version: string, publicBaseUrl: string) {
         post: {
           operationId: 'redeliverReportAdviceDraft',
           tags: [OPERATIONS.reportAdviceDraft.label],
-          summary: 'Deliver the callback of a dead AI-3 job again, with a fresh retry horizon (for operators)',
+          summary: 'Deliver the callback of a dead AI-3 job again, with a fresh retry horizon (an operator token)',
           parameters: [{ name: 'request_id', in: 'path', required: true, schema: { type: 'string' } }],
           responses: {
             '200': { description: 'the job, now delivering', content: jsonContent(adviceJobStatus) },
-            '401': { description: 'unauthorized: API_TOKENS is set and no valid bearer token was sent', content: jsonContent(adviceErrorBody) },
+            ...operatorOnly(adviceErrorBody),
             '404': { description: 'not_found: no job with this request_id', content: jsonContent(adviceErrorBody) },
             '409': { description: 'conflict: the job is not dead', content: jsonContent(adviceErrorBody) },
           },
@@ -140,11 +146,19 @@ export function buildOpenApiDocument(version: string, publicBaseUrl: string) {
         },
       },
       '/healthz': plainGet('getHealth', 'Liveness', { '200': { description: 'the process is alive' } }),
-      '/readyz': plainGet('getReadiness', 'Readiness and the state of every engine', {
-        '200': { description: 'every configured engine is ready' },
-        '503': { description: 'a configured engine is not ready; each engine says why' },
-      }),
-      '/metrics': plainGet('getMetrics', 'Prometheus metrics', { '200': { description: 'text exposition format' } }),
+      '/readyz': plainGet(
+        'getReadiness',
+        'Readiness: the status alone without an Authorization header (for probes); with an operator token, the state of every engine and why',
+        {
+          '200': { description: 'every configured engine is ready' },
+          '503': { description: 'a configured engine is not ready; with an operator token, each engine says why' },
+          ...operatorOnly(errorBody),
+        },
+        [{}, { bearer: [] }],
+      ),
+      '/metrics': plainGet('getMetrics', 'Prometheus metrics (an operator token)', { '200': { description: 'text exposition format' }, ...operatorOnly(errorBody) }, [
+        { bearer: [] },
+      ]),
     },
   };
 }

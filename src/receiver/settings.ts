@@ -13,13 +13,13 @@ export const RECEIVER_SETTINGS = {
     }),
     secret: setting({
       env: 'CALLBACK_SECRET',
-      type: types.secret(16),
+      type: types.webhookSecret,
       defaultDoc: 'none: required unless `RECEIVER_ALLOW_UNSIGNED=true`',
-      doc: "the gateway's signing key; a callback whose signature does not verify is refused",
+      doc: "the gateway's signing secret (`whsec_` + base64, as the gateway's); a callback whose signature does not verify is refused",
     }),
     previousSecret: setting({
       env: 'CALLBACK_SECRET_PREVIOUS',
-      type: types.secret(16),
+      type: types.webhookSecret,
       defaultDoc: 'none',
       doc: 'while rotating the key: the other one; a callback signed with either key is accepted',
     }),

@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { firstToken } from '../../src/config/index.js';
 import { GatewayError } from '../../src/errors.js';
 import type { AsrEngine, OcrEngine, OcrPage, Transcript } from '../../src/engines/types.js';
 import { selftest, type SelftestOptions } from '../../src/cli/selftest/run.js';
@@ -16,9 +17,11 @@ import { onFreePort } from '../../scripts/lib/processes.js';
 import { speechScript } from '../support/speech-script.js';
 import { ScriptedLlmEngine } from '../support/test-engines.js';
 import { enginesWith } from '../../scripts/lib/stand-in-engines.js';
+import { webhookSecretFor } from '../../scripts/lib/secrets.js';
 
-const TOKEN = 'selftest-client-token-0123456789';
-const SECRET = 'selftest-callback-secret-0123456789';
+/** The self-test uses the console's uploads and status: it needs an operator token. */
+const TOKEN = 'selftest-operator-token-0123456789';
+const SECRET = webhookSecretFor('selftest');
 
 const ADVICE_ANSWER = { overall: '两科均倾向先行系统治疗。', recommendations: [{ advice: '先行新辅助治疗。', departments: ['胸外科'] }], open_questions: '' };
 const speechAnswer = speechScript({ 1: { status: 'covered', quote: '右肺上叶见3.2厘米肿块' }, 2: { status: 'covered', quote: '分期考虑T2aN2M0' } });
@@ -61,14 +64,14 @@ const run = (options: RunOptions = {}) => onFreePort((port) => onFreePort((callb
 
 async function runOn(port: number, callbackPort: number, options: RunOptions) {
   const callbackBase = options.callbackBase?.(callbackPort) ?? `http://127.0.0.1:${callbackPort}`;
-  const env = { API_TOKENS: TOKEN, CALLBACK_BASE_URL: callbackBase, CALLBACK_SECRET: SECRET, PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, CALLBACK_RETRY_HORIZON_MS: '2000' };
+  const env = { API_TOKENS: 'platform=selftest-client-token-0123456789', OPERATOR_TOKENS: `selftest=${TOKEN}`, CALLBACK_BASE_URL: callbackBase, CALLBACK_SECRET: SECRET, PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, CALLBACK_RETRY_HORIZON_MS: '2000' };
   const llm = new ScriptedLlmEngine((request) => (request.schema.safeParse(ADVICE_ANSWER).success ? ADVICE_ANSWER : speechAnswer(request)));
   const engines = enginesWith({ llm, ocr, asr: options.asrEngine ?? asr(async () => ({ text: '你好', segments: [{ startMs: 0, endMs: 900, text: '你好' }] })) });
   gateway = await startGateway(env, { engines, listen: port });
   const lines: string[] = [];
   const selftestOptions: SelftestOptions = {
     baseUrl: `http://127.0.0.1:${port}`,
-    token: TOKEN,
+    token: firstToken(env.OPERATOR_TOKENS),
     waitMs: 10_000,
     callbackTimeoutMs: 10_000,
     slowFirstMs: 5_000,

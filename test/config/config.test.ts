@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, type LimiterSettings } from '../../src/config/index.js';
 import { REPO_ROOT } from '../../scripts/lib/paths.js';
+import { webhookSecretFor } from '../../scripts/lib/secrets.js';
+
+const SECRET = webhookSecretFor('config');
 
 /** Runs loadConfig expecting a ConfigError and returns it. */
 function configError(env: NodeJS.ProcessEnv): ConfigError {
@@ -20,7 +23,7 @@ describe('loadConfig defaults', () => {
   it('an empty environment gives the documented defaults', () => {
     const config = loadConfig({});
     expect(config.server).toEqual({
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       port: 8080,
       dataDir: './data',
       databaseUrl: undefined,
@@ -37,7 +40,13 @@ describe('loadConfig defaults', () => {
       shutdownTimeoutMs: 30_000,
     });
     expect(config.models).toEqual({ dir: './models', verify: true, manifestPath: join(REPO_ROOT, 'models', 'manifest.json') });
-    expect(config.security).toEqual({ apiTokens: [], fileSigningSecret: undefined, fileUrlTtlSeconds: 86_400 });
+    expect(config.security).toEqual({
+      apiTokens: [],
+      operatorTokens: [],
+      allowOpenAccess: false,
+      fileSigningSecret: undefined,
+      fileUrlTtlSeconds: 86_400,
+    });
     expect(config.asr).toEqual({
       model: undefined,
       vadModel: undefined,
@@ -73,6 +82,7 @@ describe('loadConfig defaults', () => {
     expect(config.callback).toEqual({
       baseUrl: undefined,
       secret: undefined,
+      allowUnsigned: false,
       timeoutMs: 10_000,
       retryBaseMs: 1_000,
       retryMaxDelayMs: 3_600_000,
@@ -189,10 +199,24 @@ describe('loadConfig defaults', () => {
 });
 
 describe('loadConfig parsing', () => {
-  it('API_TOKENS is a CSV list: spaces trimmed, empty items dropped', () => {
-    expect(loadConfig({ API_TOKENS: ' alpha , beta,,gamma ,' }).security.apiTokens).toEqual(['alpha', 'beta', 'gamma']);
-    expect(loadConfig({ API_TOKENS: 'single' }).security.apiTokens).toEqual(['single']);
+  it('API_TOKENS is a CSV list of name=token: spaces trimmed, empty items dropped, a token may hold =', () => {
+    const tokens = loadConfig({ API_TOKENS: ' platform = alpha-0123456789abcdef , ,his.ward-2=beta-0123456789abcdef==,' }).security.apiTokens;
+    expect(tokens).toEqual([
+      { name: 'platform', token: 'alpha-0123456789abcdef', role: 'client', unnamed: false },
+      { name: 'his.ward-2', token: 'beta-0123456789abcdef==', role: 'client', unnamed: false },
+    ]);
     expect(loadConfig({ API_TOKENS: ' , ,' }).security.apiTokens).toEqual([]);
+  });
+
+  it('reads a bare API_TOKENS entry (the form before 0.2) as a token named by its position', () => {
+    const tokens = loadConfig({ API_TOKENS: 'platform=alpha-0123456789abcdef,beta-0123456789abcdef' }).security.apiTokens;
+    expect(tokens[1]).toEqual({ name: 'token 2', token: 'beta-0123456789abcdef', role: 'client', unnamed: true });
+  });
+
+  it('OPERATOR_TOKENS names every token', () => {
+    const config = loadConfig({ OPERATOR_TOKENS: 'it-desk=opera-0123456789abcdef' });
+    expect(config.security.operatorTokens).toEqual([{ name: 'it-desk', token: 'opera-0123456789abcdef', role: 'operator', unnamed: false }]);
+    expect(configError({ OPERATOR_TOKENS: 'opera-0123456789abcdef' }).problems).toEqual(['OPERATOR_TOKENS: entry 1 has no name: write it name=token']);
   });
 
   it('FETCH_ALLOW_HOSTS is a CSV list: spaces trimmed, empty items dropped', () => {
@@ -218,6 +242,7 @@ describe('loadConfig parsing', () => {
     const config = loadConfig({
       PUBLIC_BASE_URL: 'https://gateway.example.org/',
       CALLBACK_BASE_URL: 'http://mdt.example.org/api/callbacks//',
+      CALLBACK_SECRET: SECRET,
     });
     expect(config.server.publicBaseUrl).toBe('https://gateway.example.org');
     expect(config.callback.baseUrl).toBe('http://mdt.example.org/api/callbacks');
@@ -240,8 +265,9 @@ describe('loadConfig parsing', () => {
   });
 
   it('accepts secrets of the minimum length', () => {
-    const config = loadConfig({ CALLBACK_SECRET: 'c'.repeat(16), FILE_SIGNING_SECRET: 'f'.repeat(32) });
-    expect(config.callback.secret).toBe('c'.repeat(16));
+    const callbackSecret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+    const config = loadConfig({ CALLBACK_SECRET: callbackSecret, FILE_SIGNING_SECRET: 'f'.repeat(32) });
+    expect(config.callback.secret).toBe(callbackSecret);
     expect(config.security.fileSigningSecret).toBe('f'.repeat(32));
   });
 });
@@ -255,7 +281,10 @@ describe('loadConfig rejects bad values with a ConfigError naming the variable',
     ['PUBLIC_BASE_URL', 'ftp://x'],
     ['PUBLIC_BASE_URL', 'not a url'],
     ['CALLBACK_BASE_URL', 'ftp://x'],
-    ['CALLBACK_SECRET', 'c'.repeat(15)],
+    ['CALLBACK_SECRET', 'c'.repeat(40)],
+    ['CALLBACK_SECRET_PREVIOUS', `whsec_${Buffer.alloc(23).toString('base64')}`],
+    ['API_TOKENS', 'platform=short'],
+    ['OPERATOR_TOKENS', 'bad name=opera-0123456789abcdef'],
     ['FILE_SIGNING_SECRET', 'f'.repeat(31)],
     ['LLM_MAX_RUNNING', '0'],
     ['OCR_MAX_QUEUED', '-1'],
@@ -276,7 +305,6 @@ describe('loadConfig rejects bad values with a ConfigError naming the variable',
   });
 
   it('secrets that are too short say how long they must be', () => {
-    expect(configError({ CALLBACK_SECRET: 'short' }).message).toContain('at least 16 characters');
     expect(configError({ FILE_SIGNING_SECRET: 'short' }).message).toContain('at least 32 characters');
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fetchAllowlistWarning, isLoopbackHost, runsInProduction } from '../../src/config/exposure.js';
+import { isLoopbackHost } from '../../src/config/access.js';
+import { fetchAllowlistWarning, runsInProduction } from '../../src/config/exposure.js';
 import { loadConfig } from '../../src/config/index.js';
 
 describe('isLoopbackHost', () => {
@@ -23,7 +24,8 @@ describe('runsInProduction', () => {
 
 describe('fetchAllowlistWarning', () => {
   it('warns about an empty FETCH_ALLOW_HOSTS in production, naming the setting', () => {
-    expect(fetchAllowlistWarning(loadConfig({}), {})).toMatch(/^FETCH_ALLOW_HOSTS is not set: /);
+    const onTheNetwork = loadConfig({ HOST: '0.0.0.0', API_TOKENS: 'platform=client-token-0123456789' });
+    expect(fetchAllowlistWarning(onTheNetwork, {})).toMatch(/^FETCH_ALLOW_HOSTS is not set: /);
     expect(fetchAllowlistWarning(loadConfig({ HOST: '127.0.0.1' }), { NODE_ENV: 'production' })).toMatch(/FETCH_ALLOW_HOSTS/);
   });
 

@@ -15,8 +15,9 @@ import { postJson } from '../../scripts/lib/gateway.js';
 import { ProcessSet, until } from '../../scripts/lib/processes.js';
 import { TEST_MODELS_DIR } from '../../scripts/lib/paths.js';
 import { seededRandom } from '../support/random.js';
+import { webhookSecretFor } from '../../scripts/lib/secrets.js';
 
-const SECRET = 'crash-test-secret-0123456789';
+const SECRET = webhookSecretFor('crash');
 const JOBS_PER_ROUND = 3;
 const random = seededRandom('crash test');
 const ROUNDS = ['before drafting', 'during drafting', 'during delivery', 'at a random moment', 'at a random moment'] as const;

@@ -16,6 +16,7 @@ import { ensureTestModel } from '../../scripts/lib/models/make-test-model.js';
 import { TEST_MODELS_DIR } from '../../scripts/lib/paths.js';
 import { evaluateCase, loadSpeechCases, type SpeechCase } from '../../scripts/lib/speech-eval.js';
 import { describeWithTools } from '../support/tools.js';
+import { webhookSecretFor } from '../../scripts/lib/secrets.js';
 
 const ALIAS = 'tiny-qwen';
 /** Enough cases for Chinese and English, complete and incomplete speech, without adding much time. */
@@ -48,7 +49,7 @@ describeWithTools('LLM_BACKEND=openai on a real llama-server, through HTTP', awa
         res.writeHead(req.url === CALLBACK_PATH ? 200 : 404).end();
       });
     });
-    gateway = await startGateway({ ...remoteEnv(server), CALLBACK_BASE_URL: platform.url('') });
+    gateway = await startGateway({ ...remoteEnv(server), CALLBACK_BASE_URL: platform.url(''), CALLBACK_SECRET: webhookSecretFor('remote-llm') });
     await readyStatus('llm', () => gateway.app.engineStatus('llm'), 30_000);
     cases = await loadSpeechCases();
   }, 120_000);

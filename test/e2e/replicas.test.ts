@@ -24,8 +24,9 @@ import { postgresMissing, startPostgres, type TestPostgres } from '../../scripts
 import { ProcessSet, until } from '../../scripts/lib/processes.js';
 import { describeWithTools } from '../support/tools.js';
 import { seededRandom } from '../support/random.js';
+import { webhookSecretFor } from '../../scripts/lib/secrets.js';
 
-const SECRET = 'replica-test-secret-0123456789';
+const SECRET = webhookSecretFor('replicas');
 const REPLICAS = 3;
 const JOBS_PER_ROUND = 6;
 const ROUNDS = ['during drafting', 'during delivery', 'at a random moment'] as const;

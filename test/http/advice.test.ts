@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adviceJobStatus } from '../../src/contract/advice.js';
 import { LIMITS } from '../../src/contract/limits.js';
@@ -11,9 +12,10 @@ import { startPlatform as startSupportPlatform, type Platform } from '../support
 import { ScriptedLlmEngine, type ScriptedAnswer } from '../support/test-engines.js';
 import { enginesWith } from '../../scripts/lib/stand-in-engines.js';
 import { waitFor } from '../support/wait.js';
+import { webhookSecretFor } from '../../scripts/lib/secrets.js';
 
 const PATH = '/ai/v1/report-advice-draft';
-const SECRET = 'advice-test-secret-0123456789';
+const SECRET = webhookSecretFor('advice');
 const PATIENT_SENTINEL = '患者王秘密某某';
 
 const request = (changes: Record<string, unknown> = {}) => ({
@@ -105,6 +107,9 @@ describe('AI-3 submission', () => {
       { toleranceSeconds: 60 },
     );
     expect(verified).toEqual({ ok: true });
+    // The platform may verify with the Standard Webhooks reference library instead of our receiver.
+    expect(new Webhook(SECRET).verify(callback!.body, callback!.headers as Record<string, string>)).toEqual(JSON.parse(callback!.body));
+    expect(() => new Webhook(webhookSecretFor('not the gateway')).verify(callback!.body, callback!.headers as Record<string, string>)).toThrow();
     const body = JSON.parse(callback!.body) as Record<string, unknown>;
     expect(body).toMatchObject({ request_id: 'req-advice-1', status: 'succeeded', processor_version: { model: 'scripted.gguf@000000000000' } });
     expect(body.processor_version).toMatchObject({ prompt: expect.stringMatching(/^advice-v1@[0-9a-f]{12}$/) });
@@ -198,7 +203,7 @@ describe('AI-3 submission', () => {
 
   it('refuses with 503 engine_unavailable when no LLM is configured', async () => {
     const platform = await startPlatform();
-    const gateway = await startGateway({ CALLBACK_BASE_URL: platform.url });
+    const gateway = await startGateway({ CALLBACK_BASE_URL: platform.url, CALLBACK_SECRET: SECRET });
     cleanups.push(() => gateway.close());
     const response = await submit(gateway);
     expect(response.status).toBe(503);
@@ -347,9 +352,9 @@ describe('AI-3 callback delivery', () => {
     expect((await redeliver('req-unknown')).statusCode).toBe(404);
   });
 
-  it('sends unsigned callbacks when no CALLBACK_SECRET is set', async () => {
+  it('sends unsigned callbacks only when told to: CALLBACK_ALLOW_UNSIGNED=true and no CALLBACK_SECRET', async () => {
     const platform = await startPlatform({ secret: undefined });
-    const { gateway } = await gatewayWith(() => ANSWER_ZH, platform, { CALLBACK_SECRET: '' });
+    const { gateway } = await gatewayWith(() => ANSWER_ZH, platform, { CALLBACK_SECRET: '', CALLBACK_ALLOW_UNSIGNED: 'true' });
     await submit(gateway);
     await untilState(gateway, 'delivered');
     expect(platform.received[0]!.headers).not.toHaveProperty('webhook-signature');

@@ -20,8 +20,11 @@ import { speechScript } from '../support/speech-script.js';
 import { FakeAsrEngine, ScriptedLlmEngine, enginesWithAsr } from '../support/test-engines.js';
 import { OPERATION_PATHS, VALID_BODIES } from '../support/valid-bodies.js';
 import { waitFor } from '../support/wait.js';
+import { webhookSecretFor } from '../../scripts/lib/secrets.js';
 
+/** An operator token: the export is an operator route, and the records name it by its name. */
 const TOKEN = 'audit-test-token-0123456789';
+const TOKENS = { OPERATOR_TOKENS: `it-desk=${TOKEN}` };
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -31,7 +34,7 @@ afterEach(async () => {
 });
 
 async function gatewayWith(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestGateway> {
-  const gateway = await startGateway({ API_TOKENS: TOKEN, ...env }, options);
+  const gateway = await startGateway({ ...TOKENS, ...env }, options);
   cleanups.push(() => gateway.close());
   return gateway;
 }
@@ -45,7 +48,7 @@ async function exportAudit(gateway: TestGateway, query = '') {
 
 const line = (fields: Partial<AuditLine>): AuditLine => ({
   time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) as unknown as string,
-  caller: 'token 1',
+  caller: 'it-desk',
   method: 'POST',
   request_id: null,
   upload_file_ids: null,
@@ -164,7 +167,7 @@ describe('AUDIT_RETENTION_DAYS', () => {
   it('deletes the records older than the retention when the gateway starts, and keeps the newer ones', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'audit-retention-'));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    const first = await startGateway({ API_TOKENS: TOKEN }, { dataDir, keepDataDir: true });
+    const first = await startGateway(TOKENS, { dataDir, keepDataDir: true });
     for (const requestId of ['old', 'recent']) {
       await first.app.inject({ method: 'GET', url: `/ai/v1/report-advice-draft/${requestId}`, headers: AUTH });
     }
@@ -184,7 +187,7 @@ describe('AUDIT_RETENTION_DAYS', () => {
 
 /** A marker per kind of thing a request carries or produces; none may reach the audit trail. */
 const MARK = {
-  token: 'MARKtokenQ7x1',
+  token: 'MARKtokenQ7x1-0123456789',
   requestHeader: 'MARKheaderQ7x2',
   speech: 'MARKspeechQ7x3',
   segment: 'MARKsegmentQ7x4',
@@ -234,7 +237,7 @@ const markerAsr: AsrEngine = {
 };
 
 const ADVICE_ANSWER = { overall: MARK.draft, recommendations: [{ advice: MARK.draft, departments: [MARK.department] }], open_questions: '' };
-const CALLBACK_SECRET = 'audit-test-callback-secret-0123456789';
+const CALLBACK_SECRET = webhookSecretFor('audit');
 
 describe('what the audit trail never holds', () => {
   it('no speech text, OCR text, transcript, draft, file URL, file name or token, in the stored records or the export', async () => {
@@ -252,7 +255,7 @@ describe('what the audit trail never holds', () => {
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
     const gateway = await startGateway(
       {
-        API_TOKENS: MARK.token,
+        OPERATOR_TOKENS: `markers=${MARK.token}`,
         FETCH_ALLOW_LOOPBACK: 'true',
         CALLBACK_BASE_URL: platform.url,
         CALLBACK_SECRET,

@@ -16,7 +16,7 @@ describe('answers before the body is read reach a client still sending it', () =
   const auth = { authorization: `Bearer ${TOKEN}` };
 
   beforeAll(async () => {
-    gateway = await startGateway({ API_TOKENS: TOKEN }, { listen: true });
+    gateway = await startGateway({ API_TOKENS: `platform=${TOKEN}` }, { listen: true });
     port = (gateway.app.server.address() as { port: number }).port;
   });
   afterAll(() => gateway.close());

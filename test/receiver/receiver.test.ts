@@ -5,15 +5,18 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
+import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { postCallback } from '../../src/operations/report-advice-draft/callbacks/delivery.js';
 import { signCallback } from '../../src/operations/report-advice-draft/callbacks/signature.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { buildReceiverApp, type ReceiverOptions } from '../../src/receiver/app.js';
+import { loadReceiverConfig } from '../../src/receiver/settings.js';
 import { openReceiverDatabase } from '../../src/receiver/store.js';
 import { ProcessSet } from '../../scripts/lib/processes.js';
+import { webhookSecretFor } from '../../scripts/lib/secrets.js';
 
-const SECRET = 'receiver-test-secret-0123456789';
+const SECRET = webhookSecretFor('receiver');
 const REQUEST_ID = 'req-advice-1';
 const DRAFT = '建议行右肺上叶切除术，术后辅助化疗。';
 const PROCESSOR_VERSION = { prompt: 'advice-v1#abc', model: 'qwen.gguf#def' };
@@ -213,11 +216,26 @@ describe('signed callbacks', () => {
   });
 });
 
+describe('the Standard Webhooks form', () => {
+  it('stores a callback signed with the Standard Webhooks reference library', async () => {
+    const { app } = await startReceiver();
+    const body = JSON.stringify(succeeded(DRAFT));
+    const timestamp = nowSeconds();
+    const signature = new Webhook(SECRET).sign('wh-standard', new Date(timestamp * 1000), body);
+    const headers = { 'content-type': 'application/json', 'webhook-id': 'wh-standard', 'webhook-timestamp': String(timestamp), 'webhook-signature': signature };
+    expect((await post(app, body, headers)).statusCode).toBe(200);
+  });
+
+  it.each(['receiver-test-secret-0123456789', 'whsec_c2hvcnQ=', `whsec_${'A'.repeat(31)}!`])('refuses to start with CALLBACK_SECRET=%j', (secret) => {
+    expect(() => loadReceiverConfig({ CALLBACK_SECRET: secret })).toThrow(/CALLBACK_SECRET: .*openssl rand -base64 32/);
+  });
+});
+
 describe('refused signatures', () => {
   const body = JSON.stringify(succeeded(DRAFT));
   const refusals: Array<[string, Record<string, string>, string]> = [
     ['a tampered signature', { ...signedHeaders(body), 'webhook-signature': signCallback(SECRET, 'wh-1', nowSeconds(), '{}') }, 'bad_signature'],
-    ['a wrong secret', signedHeaders(body, { secret: 'some-other-secret-0123456789' }), 'bad_signature'],
+    ['a wrong secret', signedHeaders(body, { secret: webhookSecretFor('some-other') }), 'bad_signature'],
     ['missing headers', { 'content-type': 'application/json', 'webhook-id': 'wh-1' }, 'missing_headers'],
     ['a stale timestamp', signedHeaders(body, { timestamp: nowSeconds() - 301 }), 'stale_timestamp'],
   ];
@@ -252,7 +270,7 @@ describe('allowUnsigned', () => {
 
   it('still refuses a wrongly signed callback', async () => {
     const { app } = await startReceiver({ allowUnsigned: true });
-    const response = await postSigned(app, succeeded(DRAFT), { secret: 'some-other-secret-0123456789' });
+    const response = await postSigned(app, succeeded(DRAFT), { secret: webhookSecretFor('some-other') });
     expect(response.statusCode).toBe(401);
     expect(await report(app)).toBeUndefined();
   });
@@ -265,7 +283,7 @@ describe('allowUnsigned', () => {
 
 describe('secret rotation', () => {
   const OLD = SECRET;
-  const NEW = 'receiver-test-new-secret-9876543210';
+  const NEW = webhookSecretFor('receiver-new');
 
   /** The gateway's own delivery code, signing with the new and the previous secret, POSTing to a listening receiver. */
   async function deliverDuringRotation(receiver: Receiver, requestId: string) {
@@ -293,12 +311,12 @@ describe('secret rotation', () => {
     const { app } = await startReceiver({ secret: NEW, previousSecret: OLD });
     expect((await postSigned(app, succeeded(DRAFT, 'rot-3'), { id: 'wh-3', secret: OLD })).statusCode).toBe(200);
     expect((await postSigned(app, succeeded(DRAFT, 'rot-4'), { id: 'wh-4', secret: NEW })).statusCode).toBe(200);
-    const stranger = await postSigned(app, succeeded(DRAFT, 'rot-5'), { id: 'wh-5', secret: 'some-other-secret-0123456789' });
+    const stranger = await postSigned(app, succeeded(DRAFT, 'rot-5'), { id: 'wh-5', secret: webhookSecretFor('some-other') });
     expect(stranger.statusCode).toBe(401);
   });
 
   it('a receiver on a third secret refuses the callback', async () => {
-    const receiver = await startReceiver({ secret: 'some-other-secret-0123456789' });
+    const receiver = await startReceiver({ secret: webhookSecretFor('some-other') });
     expect(await deliverDuringRotation(receiver, 'rot-6')).toEqual({ delivered: false, detail: 'HTTP 401' });
   });
 });

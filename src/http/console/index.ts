@@ -1,6 +1,6 @@
 /**
  * The operator's console: a page served from local files (no CDN, no fonts from outside) and
- * the data it shows, under /console/api behind the same bearer tokens as /ai/v1. The page itself
+ * the data it shows, under /console/api behind the operator tokens (OPERATOR_TOKENS). The page itself
  * holds nothing and loads without a token; it keeps the token in the tab's sessionStorage.
  * Nothing the console shows is logged: the request log records route, status and duration only.
  */
@@ -18,7 +18,7 @@ import type { Stores } from '../../platform/store/index.js';
 import { ADVICE_JOB_STATES, REFERENCE_REPORT_PATH } from '../../contract/advice.js';
 import { GatewayError } from '../../errors.js';
 import { VERSION } from '../../version.js';
-import { bearerAuth } from '../auth.js';
+import type { Authenticator } from '../auth.js';
 import { clientAbortSignal } from '../client-signal.js';
 import { standardErrorBody, useErrorShape } from '../errors.js';
 import type { ConsoleStatus, ConsoleUpload, ReceivedReport } from './answers.js';
@@ -27,7 +27,7 @@ import { pagePreviewRoutes } from './page-previews.js';
 import type { ConsoleUploads } from './uploads.js';
 
 export interface ConsoleRoutesOptions {
-  apiTokens: readonly string[];
+  auth: Authenticator;
   config: Config;
   engines: Engines;
   metrics: Metrics;
@@ -89,7 +89,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (ap
 
 const consoleApi: FastifyPluginAsync<ConsoleRoutesOptions> = async (api, options) => {
   const { config, engines, metrics, stores, adviceJobs, uploads } = options;
-  if (options.apiTokens.length > 0) api.addHook('onRequest', bearerAuth(options.apiTokens));
+  api.addHook('onRequest', options.auth.require('operator'));
   useErrorShape(api, standardErrorBody);
   api.addHook('onSend', async (_request, reply) => {
     reply.header('cache-control', 'private, no-store');

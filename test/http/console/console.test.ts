@@ -24,6 +24,7 @@ import { speechScript } from '../../support/speech-script.js';
 import { ScriptedLlmEngine } from '../../support/test-engines.js';
 import { describeWithTools, itWithTools } from '../../support/tools.js';
 import { waitFor } from '../../support/wait.js';
+import { webhookSecretFor } from '../../../scripts/lib/secrets.js';
 
 // The page's globals, as the functions evaluated in it see them (this project has no DOM types).
 declare const sessionStorage: { getItem(key: string): string | null };
@@ -39,8 +40,10 @@ interface CanvasLike {
 }
 declare const OffscreenCanvas: new (width: number, height: number) => CanvasLike;
 
+/** The console is the operator's: it signs in with an operator token. */
 const TOKEN = 'console-test-token-0123456789';
-const CALLBACK_SECRET = 'console-test-callback-secret-0123456789';
+const CLIENT_TOKEN = 'console-test-client-token-0123456789';
+const CALLBACK_SECRET = webhookSecretFor('console');
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 const ADVICE_PATH = '/ai/v1/report-advice-draft';
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS_DIR ?? join(tmpdir(), 'console-screenshots');
@@ -70,7 +73,8 @@ beforeAll(async () => {
     ...OCR_ENV,
     ...(whisper ? { ...FAST_ASR_ENV, MODELS_DIR: dirname(whisper), WHISPER_MODEL: basename(whisper) } : {}),
     FETCH_ALLOW_LOOPBACK: 'false',
-    API_TOKENS: TOKEN,
+    API_TOKENS: `platform=${CLIENT_TOKEN}`,
+    OPERATOR_TOKENS: `console=${TOKEN}`,
     CALLBACK_BASE_URL: platform.url,
     CALLBACK_SECRET,
     CALLBACK_RETRY_BASE_MS: '20',
@@ -150,13 +154,15 @@ describe('the console API', () => {
     expect(bytes).toBeLessThan(64 * 1024);
   });
 
-  it('answers its data only with a valid bearer token', async () => {
+  it('answers its data only with a valid operator token', async () => {
     expect((await gateway.app.inject({ method: 'GET', url: '/console/api/status' })).statusCode).toBe(401);
     const wrong = await gateway.app.inject({ method: 'GET', url: '/console/api/status', headers: { authorization: 'Bearer nope' } });
     expect(wrong.statusCode).toBe(401);
     expect((await gateway.app.inject({ method: 'POST', url: '/console/api/uploads', payload: Buffer.from('x') })).statusCode).toBe(401);
     const redeliver = await gateway.app.inject({ method: 'POST', url: `${ADVICE_PATH}/x/redeliver` });
     expect(redeliver.statusCode).toBe(401);
+    const client = { authorization: `Bearer ${CLIENT_TOKEN}` };
+    expect((await gateway.app.inject({ method: 'GET', url: '/console/api/status', headers: client })).statusCode).toBe(403);
   });
 
   it('reports each engine with its model, threads, concurrency and queue, the recent traffic and AI-3 jobs by state', async () => {
@@ -236,15 +242,20 @@ describeWithTools('the console in headless chromium', await chromiumMissing(), (
 
   const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
 
-  it('asks for a token, refuses a wrong one, and keeps the right one in the tab only', async () => {
+  it('asks for a token, refuses a wrong one and a client one, and keeps the right one in the tab only', async () => {
+    const refused = 'The gateway refused this token: the console needs an operator token.';
     await page.goto(url);
-    await page.getByLabel('API token').fill('wrong-token');
+    await page.getByLabel('Operator token').fill('wrong-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.locator('#sign-in-error').textContent()).toBe('The gateway refused this token.');
+    await expect.poll(() => page.locator('#sign-in-error').textContent()).toBe(refused);
+    await page.reload();
+    await page.getByLabel('Operator token').fill(CLIENT_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('#sign-in-error').textContent()).toBe(refused);
 
     // An error for the traffic panel to show.
     await gateway.app.inject({ method: 'GET', url: `${ADVICE_PATH}/no-such-job`, headers: AUTH });
-    await page.getByLabel('API token').fill(TOKEN);
+    await page.getByLabel('Operator token').fill(TOKEN);
     await page.keyboard.press('Enter');
     await page.locator('#engines tr[data-engine=ocr] .state-ready').waitFor();
     expect(await page.evaluate(() => [sessionStorage.getItem('mdt-console-token'), localStorage.length])).toEqual([TOKEN, 0]);

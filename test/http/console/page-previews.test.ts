@@ -16,7 +16,7 @@ let gateway: TestGateway;
 let stores: Stores;
 
 beforeAll(async () => {
-  gateway = await startGateway({ API_TOKENS: TOKEN });
+  gateway = await startGateway({ OPERATOR_TOKENS: `console=${TOKEN}` });
   stores = await openStores({ dataDir: gateway.dataDir, publicBaseUrl: gateway.config.server.publicBaseUrl });
 });
 afterAll(async () => {

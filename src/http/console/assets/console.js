@@ -78,7 +78,8 @@ async function enter() {
     signOut.hidden = !token();
     schedulePoll();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401) {
+    // 403: a client token, which reaches /ai/v1 but not the console's data.
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
       const hadToken = token() !== null;
       forgetToken();
       showSignIn(hadToken ? t('tokenRefused') : '');

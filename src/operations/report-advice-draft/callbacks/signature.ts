@@ -6,17 +6,17 @@
  *   webhook-signature: "v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<raw body>`>", possibly
  *                      several space-separated; any one valid `v1,` signature is enough
  *
- * The HMAC key is the UTF-8 bytes of CALLBACK_SECRET. A secret written as `whsec_<base64>`
- * (the Standard Webhooks form) is instead the base64-decoded bytes after the prefix.
+ * A secret is written in the standard's form, `whsec_<base64>`, and the HMAC key is the decoded
+ * bytes after the prefix, as the standard's own libraries take it (config/webhook-secret.ts).
  *
  * Rotating a secret: the sender signs with the new and the previous secret at once (two
  * signatures in the header), the receiver accepts a signature made with either of its secrets,
  * so sender and receivers can change over one at a time without refusing a callback.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { webhookKey } from '../../../config/index.js';
 
 const SIGNATURE_VERSION = 'v1';
-const STANDARD_SECRET_PREFIX = 'whsec_';
 
 export interface CallbackSignatureHeaders {
   id?: string;
@@ -34,14 +34,8 @@ export interface VerifyOptions {
   now?: Date;
 }
 
-function secretKey(secret: string): Buffer {
-  return secret.startsWith(STANDARD_SECRET_PREFIX)
-    ? Buffer.from(secret.slice(STANDARD_SECRET_PREFIX.length), 'base64')
-    : Buffer.from(secret, 'utf8');
-}
-
 function digest(secret: string, id: string, timestampSeconds: number | string, body: string): string {
-  return createHmac('sha256', secretKey(secret)).update(`${id}.${timestampSeconds}.${body}`, 'utf8').digest('base64');
+  return createHmac('sha256', webhookKey(secret)).update(`${id}.${timestampSeconds}.${body}`, 'utf8').digest('base64');
 }
 
 /** The webhook-signature header value for one callback: one signature per secret, space-separated. */

@@ -1,8 +1,14 @@
 import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { signCallback, verifyCallback } from '../../../../src/operations/report-advice-draft/callbacks/signature.js';
+import { webhookSecretFor } from '../../../../scripts/lib/secrets.js';
 
-const SECRET = 'test-secret-0123456789';
+const KEY = Buffer.from('a 32-byte key for the test case!', 'utf8');
+/** The Standard Webhooks form: whsec_ and the key's bytes in base64. */
+const SECRET = `whsec_${KEY.toString('base64')}`;
+const PREVIOUS = webhookSecretFor('previous');
+const ANOTHER = webhookSecretFor('another');
 const ID = 'wh-1';
 const TIMESTAMP = 1_700_000_000;
 const BODY = '{"request_id":"r-1"}';
@@ -14,10 +20,23 @@ function headers(signature: string, overrides: { id?: string; timestamp?: string
 }
 
 describe('callback signatures', () => {
-  it('matches HMAC-SHA256 over "<id>.<timestamp>.<body>" keyed with the UTF-8 secret', () => {
-    const independent = createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(`${ID}.${TIMESTAMP}.${BODY}`).digest('base64');
-    expect(independent).toBe('fiC8ra3/oYM2wOAxV9yYsCt8TDDrktXdzq/f1YOMWGw=');
+  it('matches HMAC-SHA256 over "<id>.<timestamp>.<body>" keyed with the decoded bytes of the whsec_ secret, not its text', () => {
+    const independent = createHmac('sha256', KEY).update(`${ID}.${TIMESTAMP}.${BODY}`).digest('base64');
     expect(signCallback(SECRET, ID, TIMESTAMP, BODY)).toBe(`v1,${independent}`);
+    expect(verifyCallback(SECRET, headers(`v1,${independent}`), BODY, OPTIONS)).toEqual({ ok: true });
+  });
+
+  it('signs as the Standard Webhooks reference library verifies, and verifies what it signs', () => {
+    const now = Math.floor(Date.now() / 1000);
+    const signed = { 'webhook-id': ID, 'webhook-timestamp': String(now), 'webhook-signature': signCallback(SECRET, ID, now, BODY) };
+    expect(new Webhook(SECRET).verify(BODY, signed)).toEqual(JSON.parse(BODY));
+    expect(() => new Webhook(ANOTHER).verify(BODY, signed)).toThrow();
+    const theirs = new Webhook(SECRET).sign(ID, new Date(now * 1000), BODY);
+    expect(verifyCallback(SECRET, { id: ID, timestamp: String(now), signature: theirs }, BODY, { toleranceSeconds: 300 })).toEqual({ ok: true });
+  });
+
+  it('refuses to sign with a secret the configuration would refuse', () => {
+    expect(() => signCallback('test-secret-0123456789', ID, TIMESTAMP, BODY)).toThrow(/whsec_/);
   });
 
   it('reproduces the Standard Webhooks test vector for a whsec_ secret', () => {
@@ -35,12 +54,12 @@ describe('callback signatures', () => {
   });
 
   it('signs with several secrets at once and verifies with any of several', () => {
-    const previous = 'test-previous-secret-0123456789';
+    const previous = PREVIOUS;
     const both = signCallback([SECRET, previous], ID, TIMESTAMP, BODY);
     expect(both).toBe(`${signCallback(SECRET, ID, TIMESTAMP, BODY)} ${signCallback(previous, ID, TIMESTAMP, BODY)}`);
     expect(verifyCallback(previous, headers(both), BODY, OPTIONS)).toEqual({ ok: true });
-    expect(verifyCallback(['another-secret-0123456789', previous], headers(signCallback(previous, ID, TIMESTAMP, BODY)), BODY, OPTIONS)).toEqual({ ok: true });
-    expect(verifyCallback(['another-secret-0123456789'], headers(both), BODY, OPTIONS)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(verifyCallback([ANOTHER, previous], headers(signCallback(previous, ID, TIMESTAMP, BODY)), BODY, OPTIONS)).toEqual({ ok: true });
+    expect(verifyCallback([ANOTHER], headers(both), BODY, OPTIONS)).toEqual({ ok: false, reason: 'bad_signature' });
   });
 
   it('verifies what it signed', () => {
@@ -64,7 +83,7 @@ describe('callback signatures', () => {
   });
 
   it('refuses a signature made with another secret', () => {
-    const signature = signCallback('another-secret-0123456789', ID, TIMESTAMP, BODY);
+    const signature = signCallback(ANOTHER, ID, TIMESTAMP, BODY);
     expect(verifyCallback(SECRET, headers(signature), BODY, OPTIONS)).toEqual({ ok: false, reason: 'bad_signature' });
   });
 
@@ -88,7 +107,7 @@ describe('callback signatures', () => {
 
   it('accepts a header with several signatures when one of them is valid', () => {
     const valid = signCallback(SECRET, ID, TIMESTAMP, BODY);
-    const stale = signCallback('old-secret-0123456789', ID, TIMESTAMP, BODY);
+    const stale = signCallback(PREVIOUS, ID, TIMESTAMP, BODY);
     const header = `v2,${valid.slice(3)} ${stale}  ${valid}`;
     expect(verifyCallback(SECRET, headers(header), BODY, OPTIONS)).toEqual({ ok: true });
   });
@@ -120,12 +139,4 @@ describe('callback signatures', () => {
       expect(verifyCallback(SECRET, headers(signature, { timestamp }), BODY, OPTIONS)).toEqual({ ok: false, reason: 'bad_timestamp' });
     },
   );
-
-  it('treats a whsec_ secret as base64 key bytes, not as text', () => {
-    const keyBytes = Buffer.from('a 32-byte key for the test case!', 'utf8');
-    const standardForm = `whsec_${keyBytes.toString('base64')}`;
-    const expected = createHmac('sha256', keyBytes).update(`${ID}.${TIMESTAMP}.${BODY}`).digest('base64');
-    expect(signCallback(standardForm, ID, TIMESTAMP, BODY)).toBe(`v1,${expected}`);
-    expect(verifyCallback(standardForm, headers(`v1,${expected}`), BODY, OPTIONS)).toEqual({ ok: true });
-  });
 });
