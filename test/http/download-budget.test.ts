@@ -89,7 +89,7 @@ describe('downloads in flight hold at most FETCH_MAX_IN_FLIGHT_BYTES', () => {
 
   const gatewayWith = (env: Record<string, string>) =>
     startGateway(
-      { API_TOKENS: TOKEN, OPERATOR_TOKENS: OPERATOR_TOKEN, FETCH_ALLOW_LOOPBACK: 'true', FETCH_MAX_BYTES: String(FETCH_MAX_BYTES), LOG_LEVEL: 'warn', ...env },
+      { API_TOKENS: `platform=${TOKEN}`, OPERATOR_TOKENS: `monitoring=${OPERATOR_TOKEN}`, FETCH_ALLOW_LOOPBACK: 'true', FETCH_MAX_BYTES: String(FETCH_MAX_BYTES), LOG_LEVEL: 'warn', ...env },
       { engines: enginesWith({ ocr: new BlankOcrEngine() }) },
     );
 

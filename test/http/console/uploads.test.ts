@@ -36,7 +36,15 @@ describe('console uploads are streamed to disk under the fetch limits', () => {
 
   beforeAll(async () => {
     gateway = await startGateway(
-      { API_TOKENS: TOKEN, FETCH_MAX_BYTES: String(FETCH_MAX_BYTES), ASR_MAX_BYTES: String(ASR_MAX_BYTES), LOG_LEVEL: 'warn' },
+      {
+        OPERATOR_TOKENS: `operator=${TOKEN}`,
+        FETCH_MAX_BYTES: String(FETCH_MAX_BYTES),
+        ASR_MAX_BYTES: String(ASR_MAX_BYTES),
+        // A refused body is read and dropped up to 8 × BODY_LIMIT_BYTES before the answer, so that a
+        // client still writing reads it instead of EPIPE; here that covers the largest refused body.
+        BODY_LIMIT_BYTES: String(8 * MIB),
+        LOG_LEVEL: 'warn',
+      },
       { listen: true },
     );
     port = (gateway.app.server.address() as { port: number }).port;
