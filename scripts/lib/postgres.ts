@@ -73,7 +73,8 @@ let databases = 0;
 
 /**
  * initdb + postgres on a free loopback port. Durability is off (a test cluster is thrown away)
- * unless `durable`: benchmarks compare it with SQLite's synchronous=FULL, so it commits to disk.
+ * unless `durable`: benchmarks compare it with SQLite's synchronous=FULL, so it commits to disk,
+ * and a test that crashes the server (`halt('immediate')`) must keep what it acknowledged.
  */
 export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const binDir = postgresBinDir();
