@@ -66,6 +66,8 @@ let model: string;
 let postgres: TestPostgres;
 const processes = new ProcessSet();
 const url = (port: number, path: string) => `http://127.0.0.1:${port}${path}`;
+/** A client's rhythm or the outage's length; never a wait for something to happen. */
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The gateway's log lines that matter here, with when each was seen. */
 function watchLog(child: ChildProcess, seen: Array<{ at: number; line: string }>): void {
@@ -85,6 +87,66 @@ function errorOf(response: PlainResponse): { kind?: string; retryable?: boolean 
   } catch {
     return {};
   }
+}
+
+interface Load {
+  outcomes: Outcome[];
+  /** AI-3 request_ids answered 202, and those refused (to be sent again). */
+  accepted: Set<string>;
+  refused: string[];
+  stop(): Promise<void>;
+}
+
+/** Clients on every replica: one submits AI-3 jobs, one calls AI-1&2 with `speechBody(n)`; every answer is kept. */
+function startLoad(ports: number[], speechBody: (n: number) => object): Load {
+  const outcomes: Outcome[] = [];
+  const accepted = new Set<string>();
+  const refused: string[] = [];
+  let running = true;
+  const send = async (operation: Outcome['operation'], replica: number, body: unknown): Promise<Outcome> => {
+    const sentAt = Date.now();
+    const dropped: PlainResponse = { status: 0, headers: {}, body: '' };
+    const response = await postJson(url(ports[replica]!, `/ai/v1/${operation}`), body).catch(() => dropped);
+    const { kind, retryable } = errorOf(response);
+    const retryAfter = response.headers['retry-after'];
+    const outcome: Outcome = {
+      operation,
+      replica,
+      sentAt,
+      answeredAt: Date.now(),
+      status: response.status,
+      ...(kind === undefined ? {} : { kind }),
+      ...(retryable === undefined ? {} : { retryable }),
+      ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+    };
+    outcomes.push(outcome);
+    return outcome;
+  };
+  const submitter = async (replica: number) => {
+    for (let n = 0; running; n++) {
+      const id = `restart-${replica}-${n}`;
+      const { status } = await send('report-advice-draft', replica, adviceRequest(id));
+      if (status === 202) accepted.add(id);
+      else refused.push(id);
+      await pause(SUBMIT_EVERY_MS);
+    }
+  };
+  const caller = async (replica: number) => {
+    for (let n = 0; running; n++) {
+      await send('speech-process', replica, { ...speechBody(n), request_id: `sync-${replica}-${n}` });
+      await pause(CALL_EVERY_MS);
+    }
+  };
+  const clients = Promise.all(ports.flatMap((_, replica) => [submitter(replica), caller(replica)]));
+  return {
+    outcomes,
+    accepted,
+    refused,
+    async stop() {
+      running = false;
+      await clients;
+    },
+  };
 }
 
 describeWithTools('replicas through PostgreSQL restarts under load', postgresMissing(), () => {
@@ -146,47 +208,9 @@ describeWithTools('replicas through PostgreSQL restarts under load', postgresMis
       const speechVariant = (n: number) => ({ ...speech, speech_text: `${speech.speech_text}${n % SPEECH_VARIANTS}` });
       for (let n = 0; n < SPEECH_VARIANTS; n++) expect((await postJson(url(ports[n % REPLICAS]!, '/ai/v1/speech-process'), speechVariant(n))).status).toBe(200);
 
-      // The load: per replica one client submitting AI-3 jobs and one calling AI-1&2, each at its own rhythm.
-      const outcomes: Outcome[] = [];
-      const accepted = new Set<string>();
-      const refused: string[] = [];
-      let loadRunning = true;
-      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-      const send = async (operation: Outcome['operation'], replica: number, body: unknown): Promise<Outcome> => {
-        const sentAt = Date.now();
-        const dropped: PlainResponse = { status: 0, headers: {}, body: '' };
-        const response = await postJson(url(ports[replica]!, `/ai/v1/${operation}`), body).catch(() => dropped);
-        const { kind, retryable } = errorOf(response);
-        const retryAfter = response.headers['retry-after'];
-        const outcome: Outcome = {
-          operation,
-          replica,
-          sentAt,
-          answeredAt: Date.now(),
-          status: response.status,
-          ...(kind === undefined ? {} : { kind }),
-          ...(retryable === undefined ? {} : { retryable }),
-          ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
-        };
-        outcomes.push(outcome);
-        return outcome;
-      };
-      const submitter = async (replica: number) => {
-        for (let n = 0; loadRunning; n++) {
-          const id = `restart-${replica}-${n}`;
-          const { status } = await send('report-advice-draft', replica, adviceRequest(id));
-          if (status === 202) accepted.add(id);
-          else refused.push(id);
-          await pause(SUBMIT_EVERY_MS);
-        }
-      };
-      const caller = async (replica: number) => {
-        for (let n = 0; loadRunning; n++) {
-          await send('speech-process', replica, { ...speechVariant(n), request_id: `sync-${replica}-${n}` });
-          await pause(CALL_EVERY_MS);
-        }
-      };
-      const load = Promise.all(ports.flatMap((_, replica) => [submitter(replica), caller(replica)]));
+      // Per replica one client submitting AI-3 jobs and one calling AI-1&2, each at its own rhythm.
+      const load = startLoad(ports, speechVariant);
+      const { outcomes, accepted, refused } = load;
       const answeredAfter = (since: number, operation: Outcome['operation'], status: number) => (replica: number) =>
         outcomes.some((o) => o.replica === replica && o.operation === operation && o.sentAt > since && o.status === status);
 
@@ -229,8 +253,7 @@ describeWithTools('replicas through PostgreSQL restarts under load', postgresMis
       // A little load on the recovered database, then the clients stop.
       const resumedAt = Date.now();
       expect(await until(async () => ports.every((_, replica) => answeredAfter(resumedAt, 'report-advice-draft', 202)(replica)), 30_000)).toBe(true);
-      loadRunning = false;
-      await load;
+      await load.stop();
 
       // A client sends a refused submission again; it is accepted now, as one job.
       for (const id of refused) {
