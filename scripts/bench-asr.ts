@@ -119,7 +119,8 @@ async function main(): Promise<void> {
     });
     let job = 0;
     const direct = (jobThreads: number) => execa(bin, whisperArgs(settings(jobThreads), wav, join(dir, `direct-${job++}`)), { stdout: 'ignore', stderr: 'ignore' });
-    const decode = (input: string) => execa('ffmpeg', ffmpegArgs(join(dir, input), join(dir, `decoded-${job++}.wav`), 7200));
+    const decode = (input: string, mediaType: string) =>
+      execa('ffmpeg', ffmpegArgs({ path: join(dir, input), mediaType }, join(dir, `decoded-${job++}.wav`), 7200));
 
     console.log(`model ${model}\naudio ${seconds} s (jfk.wav, looped when longer), language ${args.language}, beam ${args.beam}, fallback ${args.fallback}, ${runs} runs\n`);
 
@@ -134,8 +135,8 @@ async function main(): Promise<void> {
       for (let run = 0; run < runs; run++) {
         directMs.push(await timed(() => direct(threads)));
         gatewayMs.push(await timed(() => gateway.transcribe(fileUrl('audio.wav'))));
-        decodeWavMs.push(await timed(() => decode('audio.wav')));
-        decodeM4aMs.push(await timed(() => decode('audio.m4a')));
+        decodeWavMs.push(await timed(() => decode('audio.wav', 'audio/wav')));
+        decodeM4aMs.push(await timed(() => decode('audio.m4a', 'audio/mp4')));
       }
     } finally {
       await gateway.close();

@@ -10,8 +10,10 @@ import type { Config } from './config/index.js';
 import { ENGINE_NAMES, Engines, createEngines } from './engines/registry.js';
 import type { EngineName, EngineSet, EngineStatus } from './engines/types.js';
 import { aiRoutes, type OperationServices, type ServedOperation } from './http/ai-routes.js';
-import { consoleRoutes } from './http/console/index.js';
+import { auditRequests } from './http/audit.js';
+import { CONSOLE_API_PREFIX, consoleRoutes } from './http/console/index.js';
 import { ConsoleUploads } from './http/console/uploads.js';
+import { capConnections, connectionOptions } from './http/connections.js';
 import { docsRoutes } from './http/docs.js';
 import { draining } from './http/draining.js';
 import { sendError, standardErrorBody, useErrorShape } from './http/errors.js';
@@ -21,7 +23,8 @@ import { requestLog } from './http/request-log.js';
 import { unreadBody } from './http/unread-body.js';
 import { AI_PREFIX, OPERATIONS } from './contract/operations.js';
 import { GATEWAY_OPERATIONS, type Operation } from './operations/index.js';
-import { createSafeFetcher, withLocalFiles, type SafeFetcher } from './platform/fetch/index.js';
+import { AuditTrail } from './platform/audit-trail.js';
+import { ByteBudget, createSafeFetcher, withLocalFiles, type SafeFetcher } from './platform/fetch/index.js';
 import { Limiter } from './platform/limiter.js';
 import type { Logger } from './platform/logger.js';
 import { Metrics } from './platform/metrics.js';
@@ -46,6 +49,7 @@ interface Services {
   operations: readonly ServedOperation[];
   operationServices: OperationServices;
   uploads: ConsoleUploads;
+  audit: AuditTrail;
 }
 
 const STORE_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -95,16 +99,20 @@ async function startServices({ config, logger, operations = GATEWAY_OPERATIONS, 
   const environment = { config, engines, stores, logger, metrics: metrics.registry };
   const served: ServedOperation[] = [];
   for (const operation of operations) served.push({ contract: operation.contract, started: await operation.start(environment) });
-  const uploads = new ConsoleUploads(stores, config.server.publicBaseUrl);
-  const fetcher = options.fetcher ?? createSafeFetcher({ ...config.fetch, maxAudioBytes: config.asr.maxBytes });
+  const downloads = new ByteBudget(config.fetch.maxInFlightBytes, config.fetch.queueTimeoutMs);
+  metrics.observeDownloads(downloads);
+  const uploadLimits = { document: config.fetch.maxBytes, audio: config.asr.maxBytes };
+  const uploads = new ConsoleUploads(stores, config.server.publicBaseUrl, uploadLimits, downloads);
+  const fetcher = options.fetcher ?? createSafeFetcher({ ...config.fetch, maxAudioBytes: config.asr.maxBytes, budget: downloads });
   const operationServices: OperationServices = {
     engines,
     stores,
     // The console's uploads are read from the store; every other URL is fetched safely.
     fetcher: withLocalFiles(fetcher, uploads.read),
-    documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels },
+    documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels, pdfHeapMb: config.ocr.pdfHeapMb },
   };
-  return { stores, engines, metrics, operations: served, operationServices, uploads };
+  const audit = new AuditTrail(stores.audit, logger);
+  return { stores, engines, metrics, operations: served, operationServices, uploads, audit };
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -114,6 +122,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimitBytes,
+    ...connectionOptions(config.server),
     return503OnClosing: false,
     routerOptions: { maxParamLength: FILE_TOKEN_MAX_CHARS },
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),
@@ -122,14 +131,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return typeof header === 'string' && REQUEST_ID_HEADER.test(header) ? header : randomUUID();
     },
   });
+  capConnections(app.server, config.server.maxConnections, app.log);
   app.decorateReply('errorKind', undefined);
   app.decorateRequest('bodyRequestId', undefined);
+  app.decorateRequest('uploadFileIds', undefined);
   app.removeContentTypeParser('text/plain');
   app.decorate('engineStatus', (name: EngineName) => services.engines.status(name));
   app.decorate('stopEngines', () => services.engines.close());
   useErrorShape(app, standardErrorBody);
 
   await app.register(requestLog, { metrics: services.metrics });
+  await app.register(auditRequests, { trail: services.audit, prefixes: [`${AI_PREFIX}/`, `${CONSOLE_API_PREFIX}/`] });
   await app.register(draining);
   await app.register(unreadBody, {
     discardBytes: UNREAD_BODY_DISCARD_LIMITS * config.server.bodyLimitBytes,
@@ -151,15 +163,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     adviceJobs: services.operations.find(({ contract }) => contract.id === OPERATIONS.reportAdviceDraft.id)?.started.jobs,
   });
 
-  const sweepStores = () => {
-    services.stores.blobs.sweepExpired().catch((error: unknown) => app.log.warn({ err: error }, 'blob sweep failed'));
-    const artifactsBefore = Date.now() - config.server.artifactRetentionDays * DAY_MS;
-    services.stores.artifacts
-      .purgeCreatedBefore(artifactsBefore)
+  /** Runs `purge` on what was made more than `days` ago; logs how many rows went (counts only). */
+  const purgeOlderThan = (days: number, purge: (before: number) => Promise<number>, logAs: { field: string; deleted: string; failed: string }) =>
+    purge(Date.now() - days * DAY_MS)
       .then((purged) => {
-        if (purged > 0) app.log.info({ artifacts: purged }, 'cached results past ARTIFACT_RETENTION_DAYS deleted');
+        if (purged > 0) app.log.info({ [logAs.field]: purged }, logAs.deleted);
       })
-      .catch((error: unknown) => app.log.warn({ err: error }, 'artifact purge failed'));
+      .catch((error: unknown) => app.log.warn({ err: error }, logAs.failed));
+  const sweepStores = () => {
+    const { artifacts, audit, blobs } = services.stores;
+    blobs.sweepExpired().catch((error: unknown) => app.log.warn({ err: error }, 'blob sweep failed'));
+    void purgeOlderThan(config.server.artifactRetentionDays, (before) => artifacts.purgeCreatedBefore(before), {
+      field: 'artifacts',
+      deleted: 'cached results past ARTIFACT_RETENTION_DAYS deleted',
+      failed: 'artifact purge failed',
+    });
+    void purgeOlderThan(config.server.auditRetentionDays, (before) => audit.purgeBefore(before), {
+      field: 'audit_records',
+      deleted: 'audit records past AUDIT_RETENTION_DAYS deleted',
+      failed: 'audit purge failed',
+    });
   };
   sweepStores();
   const sweeper = setInterval(sweepStores, STORE_SWEEP_INTERVAL_MS).unref();
@@ -167,6 +190,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clearInterval(sweeper);
     for (const { started } of services.operations) await started.close?.();
     await services.engines.close();
+    await services.audit.close();
     await services.stores.close();
   });
   return app;

@@ -1,7 +1,7 @@
 /**
  * Every failure the gateway can report, defined once: a stable kind, its HTTP status, whether a
- * client may repeat the call (the default; a failure may say otherwise, e.g. a fetch that got a
- * 404) and when it happens. The OpenAPI document and docs/errors.md are derived from this table.
+ * client may repeat the call (the default; a failure may say otherwise, e.g. an LLM server that
+ * answered 4xx) and when it happens. The OpenAPI document and docs/errors.md are derived from this table.
  * Clients switch on `kind`; messages are for people.
  */
 export const ERROR_KINDS = {
@@ -9,22 +9,27 @@ export const ERROR_KINDS = {
   forbidden_url: {
     status: 400,
     retryable: false,
-    when: 'file_url / voice_url not http(s), not allowlisted, or resolving to a refused address',
+    when: 'file_url / voice_url, as sent, not a valid http(s) URL, its host not allowlisted, or an IP address in a refused range (a name that resolves to one is `fetch_failed`)',
   },
   unauthorized: { status: 401, retryable: false, when: '`API_TOKENS` is set and no valid bearer token was sent' },
   forbidden: { status: 403, retryable: false, when: 'a tampered or malformed `/files/` token' },
   not_found: { status: 404, retryable: false, when: 'an unknown route, a produced file that is gone, an unknown AI-3 job' },
+  request_timeout: {
+    status: 408,
+    retryable: true,
+    when: 'the client did not send its whole request within `REQUEST_TIMEOUT_MS`, or its head within `HEADERS_TIMEOUT_MS`; the connection is closed',
+  },
   conflict: { status: 409, retryable: false, when: 'AI-3: the `request_id` was already submitted with a different body, or a redelivery asked for a job that is not dead' },
   expired: { status: 410, retryable: false, when: 'an expired `/files/` link' },
   payload_too_large: {
     status: 413,
     retryable: false,
-    when: 'a body over `BODY_LIMIT_BYTES`, a fetched file over its byte limit, too many pages or pixels, too long a recording',
+    when: 'a body over `BODY_LIMIT_BYTES`, a fetched file over its byte limit (its host answered 2xx), too many pages or pixels, too long a recording',
   },
   unsupported_media: {
     status: 415,
     retryable: false,
-    when: 'Content-Type not JSON; a fetched file of an unknown or wrong type (sniffed from its bytes)',
+    when: 'Content-Type not JSON; a fetched file (its host answered 2xx) or console upload that is empty or of an unknown or wrong type (sniffed from its bytes)',
   },
   deidentification_failed: {
     status: 422,
@@ -37,7 +42,7 @@ export const ERROR_KINDS = {
   fetch_failed: {
     status: 502,
     retryable: true,
-    when: 'the file source failed: retryable for timeouts, resets and 5xx/408/429; not for 404/403 and the like',
+    when: "file_url / voice_url did not arrive whole with a 2xx, whatever the network said (DNS, an address refused after resolving or redirecting, connection, TLS, timeout, an HTTP error status, too many redirects, a body cut short): always the same message, naming the field, and retryable; the gateway's log says why. What is wrong with a file served whole is its own 4xx",
   },
   engine_unavailable: {
     status: 503,
@@ -47,7 +52,7 @@ export const ERROR_KINDS = {
   overloaded: {
     status: 503,
     retryable: true,
-    when: "the engine's queue is full (`Retry-After` says when to retry), or the gateway is shutting down",
+    when: "the engine's queue is full (`Retry-After` says when to retry), the files being downloaded held `FETCH_MAX_IN_FLIGHT_BYTES` for longer than `FETCH_QUEUE_TIMEOUT_MS`, or the gateway is shutting down",
   },
   store_unavailable: {
     status: 503,
@@ -60,7 +65,7 @@ export const ERROR_KINDS = {
 export type ErrorKind = keyof typeof ERROR_KINDS;
 
 export interface GatewayErrorOptions {
-  /** Overrides the kind's default, e.g. a fetch that failed with a 404 will not recover. */
+  /** Overrides the kind's default, e.g. an LLM server's 4xx answer will not recover. */
   retryable?: boolean;
   /** Seconds a client should wait before retrying; sent as the Retry-After header. */
   retryAfterSeconds?: number;

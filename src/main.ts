@@ -1,5 +1,6 @@
 import { buildApp } from './app.js';
 import { configDeprecations, loadConfig, readConfigOrExit, type Config } from './config/index.js';
+import { fetchAllowlistWarning } from './config/exposure.js';
 import type { FastifyInstance } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ENGINE_NAMES } from './engines/registry.js';
@@ -12,6 +13,8 @@ import { VERSION } from './version.js';
 function warnAboutRiskySettings(config: Config, logger: Logger): void {
   if (config.security.apiTokens.length === 0) logger.warn('API_TOKENS is not set: /ai/ routes accept unauthenticated requests');
   if (config.fetch.allowLoopback) logger.warn('FETCH_ALLOW_LOOPBACK=true: file URLs may point at this machine');
+  const allowlistWarning = fetchAllowlistWarning(config);
+  if (allowlistWarning) logger.warn(allowlistWarning);
   if (config.callback.baseUrl && !config.callback.secret) logger.warn('CALLBACK_SECRET is not set: callbacks go unsigned');
 }
 

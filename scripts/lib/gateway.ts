@@ -129,12 +129,12 @@ export interface PlainResponse {
  * POSTs JSON over a fresh connection that is closed afterwards. (fetch's pool opens a spare
  * connection after an abort, which would hold the server's close until headersTimeout.)
  */
-export function postJson(url: string, payload: unknown, signal?: AbortSignal): Promise<PlainResponse> {
+export function postJson(url: string, payload: unknown, signal?: AbortSignal, headers: Record<string, string> = {}): Promise<PlainResponse> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify(payload);
     const request = httpRequest(
       url,
-      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, ...(signal ? { signal } : {}) },
+      { method: 'POST', agent: false, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, ...(signal ? { signal } : {}) },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));

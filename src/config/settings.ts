@@ -36,6 +36,12 @@ const llmMaxRunning = setting({
   default: { from: llmParallel, value: (parallel) => parallel, doc: (source) => `\`${source}\`` },
   doc: 'LLM limiter: calls running at once',
 });
+const fetchMaxBytes = setting({
+  env: 'FETCH_MAX_BYTES',
+  type: types.positiveInt,
+  default: 50 * MIB,
+  doc: 'largest fetched file (counted while streaming), and largest console upload of an image or PDF; recordings use `ASR_MAX_BYTES`',
+});
 const ocrWorkers = setting({
   env: 'OCR_WORKERS',
   type: types.positiveInt,
@@ -84,11 +90,41 @@ export const SETTINGS = {
       default: 7,
       doc: 'AI-1&2 results cached in `gateway.sqlite` (they hold patient text) are deleted this long after they were made; the same request after that is computed again',
     }),
+    auditRetentionDays: setting({
+      env: 'AUDIT_RETENTION_DAYS',
+      type: types.positiveInt,
+      default: 180,
+      doc: 'the audit trail (one record per request to `/ai/` and `/console/api/`: time, token name, operation, request_id, upload_file_ids, status, error kind, duration; no patient data) keeps each record this long; older ones are deleted every 10 minutes',
+    }),
     bodyLimitBytes: setting({
       env: 'BODY_LIMIT_BYTES',
       type: types.positiveInt,
       default: 2 * MIB,
       doc: 'largest JSON request body (`413 payload_too_large` above it)',
+    }),
+    requestTimeoutMs: setting({
+      env: 'REQUEST_TIMEOUT_MS',
+      type: types.positiveInt,
+      default: 120_000,
+      doc: 'longest a client may take to send one whole request, head and body (a console upload included), from its first byte; then `408 request_timeout` and the connection is closed. Only receiving counts: the time the gateway then takes to answer (a long transcription) does not',
+    }),
+    headersTimeoutMs: setting({
+      env: 'HEADERS_TIMEOUT_MS',
+      type: types.positiveInt,
+      default: 30_000,
+      doc: 'a connection that has not sent a whole request head this long after it opened (or after its next request began) is answered `408 request_timeout` and closed; at most `REQUEST_TIMEOUT_MS`',
+    }),
+    keepAliveTimeoutMs: setting({
+      env: 'KEEP_ALIVE_TIMEOUT_MS',
+      type: types.positiveInt,
+      default: 72_000,
+      doc: "an idle kept-alive connection is closed after this long; keep it longer than the idle timeout of a proxy in front (e.g. 60 s), so the proxy never reuses a connection the gateway is closing",
+    }),
+    maxConnections: setting({
+      env: 'MAX_CONNECTIONS',
+      type: types.positiveInt,
+      default: 1024,
+      doc: 'open client connections at most; a connection beyond it is closed as soon as it opens (logged as a warning at most once a minute). A proxy in front pools its connections, so this bounds what clients reaching the gateway directly can hold',
     }),
     logLevel: setting({
       env: 'LOG_LEVEL',
@@ -154,7 +190,7 @@ export const SETTINGS = {
       type: types.hostList,
       default: [],
       defaultDoc: 'none (any host)',
-      doc: 'when set, `file_url` / `voice_url` (and every redirect hop) may point only at these hosts; `host` without a port allows any port',
+      doc: 'when set, `file_url` / `voice_url` (and every redirect hop) may point only at these hosts; `host` without a port allows any port. Set it in production: left unset with `NODE_ENV=production` or a non-loopback `HOST`, it is warned about at start',
     }),
     allowLoopback: setting({
       env: 'FETCH_ALLOW_LOOPBACK',
@@ -162,11 +198,18 @@ export const SETTINGS = {
       default: false,
       doc: 'allow fetching from 127.0.0.0/8 and ::1 (test setups only; warned at start)',
     }),
-    maxBytes: setting({
-      env: 'FETCH_MAX_BYTES',
+    maxBytes: fetchMaxBytes,
+    maxInFlightBytes: setting({
+      env: 'FETCH_MAX_IN_FLIGHT_BYTES',
       type: types.positiveInt,
-      default: 50 * MIB,
-      doc: 'largest fetched file (counted while streaming); recordings use `ASR_MAX_BYTES`',
+      default: { from: fetchMaxBytes, value: (maxBytes) => 4 * maxBytes, doc: (source) => `4 × \`${source}\`` },
+      doc: 'bytes all files and recordings being downloaded may hold at once, in memory or in `TMPDIR`: each reserves its declared `Content-Length` (its byte limit when none is declared) until it is read whole; the others wait. One larger than this waits to be downloaded alone',
+    }),
+    queueTimeoutMs: setting({
+      env: 'FETCH_QUEUE_TIMEOUT_MS',
+      type: types.positiveInt,
+      default: 30_000,
+      doc: 'longest a download waits for room in `FETCH_MAX_IN_FLIGHT_BYTES` (then `503 overloaded` with `Retry-After`); counted in `FETCH_TIMEOUT_MS`',
     }),
     connectTimeoutMs: setting({ env: 'FETCH_CONNECT_TIMEOUT_MS', type: types.positiveInt, default: 5_000, doc: 'connect timeout per hop' }),
     totalTimeoutMs: setting({
@@ -407,7 +450,13 @@ export const SETTINGS = {
       env: 'OCR_MAX_PAGE_PIXELS',
       type: types.positiveInt,
       default: 50_000_000,
-      doc: 'decoded pixels per page, images and rendered PDF pages (`413` above)',
+      doc: 'decoded pixels per page, images and rendered PDF pages, and per image inside a PDF (`413` above)',
+    }),
+    pdfHeapMb: setting({
+      env: 'OCR_PDF_HEAP_MB',
+      type: types.positiveInt,
+      default: 512,
+      doc: 'JavaScript heap of the thread that reads one PDF; a PDF that needs more is refused (`413`) and only its thread ends',
     }),
     maxRunning: setting({
       env: 'OCR_MAX_RUNNING',
@@ -481,7 +530,7 @@ export const SETTINGS = {
       doc: 're-decode a failed window at higher temperature (more robust, slower)',
     }),
     maxAudioSeconds: setting({ env: 'ASR_MAX_AUDIO_SECONDS', type: types.positiveInt, default: 7200, doc: 'longest recording (`413` above)' }),
-    maxBytes: setting({ env: 'ASR_MAX_BYTES', type: types.positiveInt, default: 200 * MIB, doc: 'largest recording fetched' }),
+    maxBytes: setting({ env: 'ASR_MAX_BYTES', type: types.positiveInt, default: 200 * MIB, doc: 'largest recording fetched or uploaded in the console' }),
     timeoutFactor: setting({
       env: 'ASR_TIMEOUT_FACTOR',
       type: types.positiveNumber,

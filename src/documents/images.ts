@@ -1,30 +1,18 @@
 /**
  * Images to pages with sharp: EXIF orientation applied, huge pages capped; each OCR engine
  * prepares the page further as it reads best (ocr/prepare.ts for tesseract). Multi-page TIFFs
- * give one page each. BMP, which libvips cannot read, is decoded with bmp-js.
+ * give one page each. BMP, which libvips cannot read, is decoded with bmp-js in a thread (bmp.ts).
  */
 
 /** Longer sides are scaled down to this: more pixels read no better. */
 const MAX_SIDE = 3500;
 /** Previews are looked at, not read by OCR: 256 colours keep a document page sharp in about half the bytes. */
 const PREVIEW_PNG = { palette: true, compressionLevel: 9, effort: 4 } as const;
-import decodeBmp from 'bmp-js';
 import sharp, { type Sharp } from 'sharp';
 import { GatewayError } from '../errors.js';
+import { checkBmpHeader, decodeBmp } from './bmp.js';
+import { tooManyPages, tooManyPixels, undecodable } from './refusals.js';
 import type { DocumentLimits, DocumentPage, OpenedDocument, PageOptions, PageRaster } from './types.js';
-
-export function undecodable(what: string, cause?: unknown): GatewayError {
-  return new GatewayError('invalid_request', `${what} could not be decoded (corrupt or truncated)`, { cause });
-}
-
-export function tooManyPixels(limits: DocumentLimits, pixels?: number): GatewayError {
-  const count = pixels === undefined ? 'more pixels' : `${pixels} pixels, more`;
-  return new GatewayError('payload_too_large', `a page has ${count} than the ${limits.maxPagePixels} allowed (OCR_MAX_PAGE_PIXELS)`);
-}
-
-export function tooManyPages(pages: number, limits: DocumentLimits): GatewayError {
-  return new GatewayError('payload_too_large', `the file has ${pages} pages, more than the ${limits.maxPages} allowed (OCR_MAX_PAGES)`);
-}
 
 /**
  * A page as a viewer shows it, for any OCR engine to prepare as it needs: upright (its EXIF
@@ -64,38 +52,14 @@ async function imagePage(page: () => Sharp, longestSide: number, options: PageOp
   return { kind: 'image', image, raster };
 }
 
-/** BMP width × height from its header, without decoding. */
-function bmpPixels(bytes: Buffer): number {
-  return Math.abs(bytes.readInt32LE(18)) * Math.abs(bytes.readInt32LE(22));
-}
-
-function bmpToSharp(bytes: Buffer): { image: Sharp; longestSide: number } {
-  const bmp = decodeBmp.decode(bytes);
-  const rgb = Buffer.alloc(bmp.width * bmp.height * 3);
-  for (let pixel = 0; pixel < bmp.width * bmp.height; pixel++) {
-    // bmp-js gives ABGR
-    rgb[pixel * 3] = bmp.data[pixel * 4 + 3]!;
-    rgb[pixel * 3 + 1] = bmp.data[pixel * 4 + 2]!;
-    rgb[pixel * 3 + 2] = bmp.data[pixel * 4 + 1]!;
-  }
-  const image = sharp(rgb, { raw: { width: bmp.width, height: bmp.height, channels: 3 } });
-  return { image, longestSide: Math.max(bmp.width, bmp.height) };
-}
-
 function openBmp(bytes: Buffer, limits: DocumentLimits): OpenedDocument {
-  if (bytes.length < 26) throw undecodable('the BMP image');
-  const pixels = bmpPixels(bytes);
-  if (pixels > limits.maxPagePixels) throw tooManyPixels(limits, pixels);
+  checkBmpHeader(bytes, limits);
   return {
     pageCount: 1,
     page: async (_index, options) => {
-      let decoded: ReturnType<typeof bmpToSharp>;
-      try {
-        decoded = bmpToSharp(bytes);
-      } catch (error) {
-        throw undecodable('the BMP image', error);
-      }
-      return imagePage(() => decoded.image.clone(), decoded.longestSide, options);
+      const { rgb, width, height } = await decodeBmp(bytes);
+      const image = () => sharp(rgb, { raw: { width, height, channels: 3 } });
+      return imagePage(image, Math.max(width, height), options);
     },
     close: async () => {},
   };

@@ -11,7 +11,8 @@ import sharp from 'sharp';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { boxOfChars, joinLine, removeCjkSpaces } from '../engines/ocr/index.js';
 import type { OcrPage, OcrWord } from '../engines/types.js';
-import { pageImage, rgbOf, tooManyPages, undecodable } from './images.js';
+import { pageImage, rgbOf } from './images.js';
+import { tooManyPages, tooManyPixels, undecodable } from './refusals.js';
 import type { DocumentLimits, DocumentPage, OpenedDocument, PageOptions, PageRaster } from './types.js';
 
 const RENDER_DPI = 200;
@@ -29,15 +30,34 @@ const PDFJS_ASSETS = {
 type TextItem = Extract<Awaited<ReturnType<PDFPageProxy['getTextContent']>>['items'][number], { str: string }>;
 type RenderContext = Parameters<PDFPageProxy['render']>[0]['canvasContext'];
 
-/** pdfjs as the gateway runs it: no eval, no system fonts, fonts and CMaps from the package. */
-export function loadPdf(bytes: Buffer): Promise<PDFDocumentProxy> {
-  return getDocument({ data: new Uint8Array(bytes), ...PDFJS_ASSETS, isEvalSupported: false, useSystemFonts: false, verbosity: 0 }).promise;
+/** pdf.js's warning when it leaves out an image over maxImageSize instead of decoding it. */
+const IMAGE_LEFT_OUT = 'Image exceeded maximum allowed size';
+const PDFJS_WARNINGS = 1;
+let imagesLeftOut = 0;
+
+/**
+ * pdf.js only warns when it leaves out an image over maxImageSize, and draws the page without
+ * it. The PDF thread, where pdf.js is the only code that warns, hands its warnings here, so such
+ * a page is refused rather than read as if the image were not there.
+ */
+export function notePdfjsWarning(message: unknown): void {
+  if (String(message).includes(IMAGE_LEFT_OUT)) imagesLeftOut++;
+}
+
+/**
+ * pdfjs as the gateway runs it: no eval, no system fonts, fonts and CMaps from the package;
+ * images inside a page of more than `maxImagePixels` are left out rather than decoded (a few
+ * KB of compressed image can claim gigabytes of pixels).
+ */
+export function loadPdf(bytes: Buffer, maxImagePixels?: number): Promise<PDFDocumentProxy> {
+  const bounded = maxImagePixels === undefined ? { verbosity: 0 } : { maxImageSize: maxImagePixels, verbosity: PDFJS_WARNINGS };
+  return getDocument({ data: new Uint8Array(bytes), ...PDFJS_ASSETS, isEvalSupported: false, useSystemFonts: false, ...bounded }).promise;
 }
 
 export async function openPdf(bytes: Buffer, limits: DocumentLimits): Promise<OpenedDocument> {
   let document: PDFDocumentProxy;
   try {
-    document = await loadPdf(bytes);
+    document = await loadPdf(bytes, limits.maxPagePixels);
   } catch (error) {
     if (error instanceof Error && error.name === 'PasswordException') {
       throw new GatewayError('invalid_request', 'the PDF is encrypted with a password; send it unprotected', { cause: error });
@@ -54,8 +74,11 @@ export async function openPdf(bytes: Buffer, limits: DocumentLimits): Promise<Op
       const page = await document.getPage(index + 1).catch((error: unknown) => {
         throw undecodable(`page ${index + 1} of the PDF`, error);
       });
+      const leftOutBefore = imagesLeftOut;
       try {
-        return await readPage(document, page, limits, options);
+        const read = await readPage(document, page, limits, options);
+        if (imagesLeftOut > leftOutBefore) throw tooManyPixels(limits, undefined, `an image on page ${index + 1} of the PDF`);
+        return read;
       } catch (error) {
         // pdf.js finds most damage only when it reads the page's content (a bad xref entry, a broken stream).
         throw isGatewayError(error) ? error : undecodable(`page ${index + 1} of the PDF`, error);

@@ -3,8 +3,10 @@ import type { OcrPage } from '../engines/types.js';
 export interface DocumentLimits {
   /** Pages per file. */
   maxPages: number;
-  /** Decoded pixels per page. */
+  /** Decoded pixels per page, and per image inside a PDF page. */
   maxPagePixels: number;
+  /** JavaScript heap, in MB, of the thread a PDF is read in. */
+  pdfHeapMb: number;
 }
 
 /**

@@ -51,6 +51,7 @@ function registerOperation(route: FastifyInstance, { contract, started }: Served
   route.post('/', { config: { operation: contract.id } }, async (request, reply) => {
     const body = parseRequest(contract.request, request.body);
     request.bodyRequestId = (body as { request_id?: string }).request_id;
+    request.uploadFileIds = (body as { files?: Array<{ upload_file_id: number }> }).files?.map((file) => file.upload_file_id);
     let log: FastifyBaseLogger | undefined;
     const result = await started.handle(body, {
       ...services,
@@ -105,5 +106,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The body's request_id once the body passed validation; logged with every line of the request. */
     bodyRequestId: string | undefined;
+    /** The body's upload_file_ids (AI-4, AI-5) once the body passed validation, for the audit trail. */
+    uploadFileIds: number[] | undefined;
   }
 }

@@ -67,6 +67,7 @@ export async function withDocument<T>(
     accept: ['document'],
     signal: context.signal,
     label: `file ${file.upload_file_id}`,
+    log: context.log,
   });
   const document = await openDocument(fetched.bytes, fetched.media, context.documentLimits);
   try {

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ENGINE_STATES, type EngineName, type EngineStatus } from '../contract/engines.js';
+import type { ByteBudget } from './fetch/budget.js';
 import type { LimiterObserver } from './limiter.js';
 import { childProcessMemory, type ChildMemory } from './process/index.js';
 import { RecentTraffic } from './recent-traffic.js';
@@ -121,6 +122,21 @@ export class Metrics {
         for (const { channel, connected } of database.listening()) this.set({ channel }, connected ? 1 : 0);
       },
     });
+  }
+
+  /** Bytes the downloads in flight hold (FETCH_MAX_IN_FLIGHT_BYTES), and downloads waiting for room. */
+  observeDownloads(budget: Pick<ByteBudget, 'heldBytes' | 'waitingCount'>): void {
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.set(read());
+        },
+      });
+    gauge('gateway_download_bytes', 'Bytes reserved by the files and recordings being downloaded now', () => budget.heldBytes);
+    gauge('gateway_downloads_waiting', 'Downloads waiting for room in FETCH_MAX_IN_FLIGHT_BYTES now', () => budget.waitingCount);
   }
 
   /** Per engine: tasks that waited in its queue since start, and their mean wait. */

@@ -28,7 +28,12 @@ describe('loadConfig defaults', () => {
       publicBaseUrl: 'http://localhost:8080',
       logLevel: 'info',
       artifactRetentionDays: 7,
+      auditRetentionDays: 180,
       bodyLimitBytes: 2 * 1024 * 1024,
+      requestTimeoutMs: 120_000,
+      headersTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 72_000,
+      maxConnections: 1024,
       shutdownTimeoutMs: 30_000,
     });
     expect(config.models).toEqual({ dir: './models', verify: true, manifestPath: join(REPO_ROOT, 'models', 'manifest.json') });
@@ -78,6 +83,8 @@ describe('loadConfig defaults', () => {
       allowHosts: [],
       allowLoopback: false,
       maxBytes: 50 * 1024 * 1024,
+      maxInFlightBytes: 200 * 1024 * 1024,
+      queueTimeoutMs: 30_000,
       connectTimeoutMs: 5_000,
       totalTimeoutMs: 60_000,
     });
@@ -223,6 +230,11 @@ describe('loadConfig parsing', () => {
     expect(loadConfig({ LLM_PARALLEL: '8', ADVICE_MAX_RUNNING: '8' }).advice.maxRunning).toBe(8);
   });
 
+  it('FETCH_MAX_IN_FLIGHT_BYTES defaults to four files of FETCH_MAX_BYTES, and an explicit value wins', () => {
+    expect(loadConfig({ FETCH_MAX_BYTES: '1000' }).fetch.maxInFlightBytes).toBe(4000);
+    expect(loadConfig({ FETCH_MAX_BYTES: '1000', FETCH_MAX_IN_FLIGHT_BYTES: '1500' }).fetch.maxInFlightBytes).toBe(1500);
+  });
+
   it('an explicit PUBLIC_BASE_URL wins over the PORT default', () => {
     expect(loadConfig({ PORT: '9000', PUBLIC_BASE_URL: 'http://10.1.2.3:8443' }).server.publicBaseUrl).toBe('http://10.1.2.3:8443');
   });
@@ -351,6 +363,7 @@ describe('OCR settings', () => {
       startTimeoutMs: 60_000,
       maxPages: 100,
       maxPagePixels: 50_000_000,
+      pdfHeapMb: 512,
       maxRunning: availableParallelism(),
       maxQueued: 64,
       queueTimeoutMs: 120_000,

@@ -42,7 +42,7 @@ describe('a derived default names its source by the setting itself', () => {
   it("every derived default of the gateway's table takes its source from that table", () => {
     const byEnv = settingsByEnv(SETTINGS);
     const sources = [...byEnv.values()].flatMap(({ default: fallback }) => (isComputed(fallback) && 'from' in fallback ? [fallback.from] : []));
-    expect(sources.map((source) => source.env).sort()).toEqual(['ASR_MAX_RUNNING', 'LLM_MAX_RUNNING', 'LLM_PARALLEL', 'OCR_WORKERS', 'PORT']);
+    expect(sources.map((source) => source.env).sort()).toEqual(['ASR_MAX_RUNNING', 'FETCH_MAX_BYTES', 'LLM_MAX_RUNNING', 'LLM_PARALLEL', 'OCR_WORKERS', 'PORT']);
     for (const source of sources) expect(byEnv.get(source.env)).toBe(source);
   });
 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openPdfInWorker } from '../../src/documents/pdf-thread.js';
 import { fixturePath } from '../../scripts/lib/paths.js';
 
-const LIMITS = { maxPages: 100, maxPagePixels: 20_000_000 };
+const LIMITS = { maxPages: 100, maxPagePixels: 20_000_000, pdfHeapMb: 512 };
 
 /** `pages` copies of the text-layer fixture page (each carries its embedded CJK font: ~0.9 MB a page). */
 async function longPdf(pages: number): Promise<Buffer> {
@@ -41,4 +41,17 @@ describe('PDFs read in a worker thread', () => {
     await expect(openPdfInWorker(bytes.subarray(0, 2_000), LIMITS)).rejects.toMatchObject({ kind: 'invalid_request', retryable: false });
     await expect(openPdfInWorker(await longPdf(3), { ...LIMITS, maxPages: 2 })).rejects.toMatchObject({ kind: 'payload_too_large' });
   }, 30_000);
+
+  it('refuse a PDF that needs more than the thread\'s heap limit, and read the next PDF in a new thread', async () => {
+    const bytes = await readFile(fixturePath('ocr', 'report1-text.pdf'));
+    // pdf.js alone needs more than this to open any PDF.
+    const refusal = openPdfInWorker(bytes, { ...LIMITS, pdfHeapMb: 16 });
+    await expect(refusal).rejects.toMatchObject({ kind: 'payload_too_large', message: expect.stringMatching(/the PDF needs more memory .*OCR_PDF_HEAP_MB/) });
+    const document = await openPdfInWorker(bytes, LIMITS);
+    try {
+      expect((await document.page(0)).kind).toBe('text');
+    } finally {
+      await document.close();
+    }
+  }, 60_000);
 });

@@ -9,7 +9,7 @@ import { AUDIO_FIXTURES, FAST_ASR_ENV, asrToolsMissing, ffmpegConvert } from '..
 import { FUZZ } from '../support/contract-fuzz.js';
 import { startFileServer, type FileServer } from '../../scripts/lib/file-server.js';
 import { startGateway, type TestGateway } from '../../scripts/lib/gateway.js';
-import { applyMutation, mutations } from '../support/hostile-files.js';
+import { applyMutation, behindId3Tag, mutations } from '../support/hostile-files.js';
 import { ensureWhisperTestModel } from '../../scripts/lib/models/whisper-model.js';
 import { TEST_MODELS_DIR } from '../../scripts/lib/paths.js';
 import { describeWithTools } from '../support/tools.js';
@@ -74,16 +74,19 @@ describeWithTools('decoder fuzzing: broken recordings through POST /ai/v1/asr', 
     await rm(temp, { recursive: true, force: true });
   });
 
-  async function check(bytes: Buffer, name: string): Promise<void> {
+  async function transcribe(bytes: Buffer, name: string) {
     const path = `/${next++}-${name}`;
     served.set(path, bytes);
+    try {
+      return await gateway.app.inject({ method: 'POST', url: OPERATIONS.asr.path, payload: { request_id: `fuzz-${next}`, voice_url: server.url(path) } });
+    } finally {
+      served.delete(path);
+    }
+  }
+
+  async function check(bytes: Buffer, name: string): Promise<void> {
     const started = performance.now();
-    const response = await gateway.app.inject({
-      method: 'POST',
-      url: OPERATIONS.asr.path,
-      payload: { request_id: `fuzz-${next}`, voice_url: server.url(path) },
-    });
-    served.delete(path);
+    const response = await transcribe(bytes, name);
     expect(performance.now() - started, name).toBeLessThan(ANSWER_WITHIN_MS);
     if (response.statusCode === 200) return;
     const { error } = response.json<{ error: { kind: string; message: string } }>();
@@ -119,6 +122,18 @@ describeWithTools('decoder fuzzing: broken recordings through POST /ai/v1/asr', 
     },
     60_000,
   );
+
+  it('reads a recording only as its sniffed type: FLAC behind an ID3 tag as FLAC, a WAV behind one (sniffed as MP3) not at all', async () => {
+    expect((await transcribe(bases.get('wav')!, 'plain.wav')).statusCode).toBe(200);
+    const flacPath = join(temp, 'tagged.flac');
+    await ffmpegConvert(join(AUDIO_FIXTURES, 'wenet_aishell-BAC009S0724W0121.wav'), flacPath, ['-t', '1', '-c:a', 'flac']);
+    const taggedFlac = behindId3Tag(await readFile(flacPath));
+    await rm(flacPath);
+    expect((await transcribe(taggedFlac, 'tagged.flac')).statusCode).toBe(200); // FLAC may carry an ID3 tag
+    const disguised = await transcribe(behindId3Tag(bases.get('wav')!), 'disguised.mp3');
+    expect(disguised.statusCode).toBe(400);
+    expect(disguised.json<{ error: { message: string } }>().error.message).toMatch(/voice_url: the recording could not be decoded/);
+  }, 60_000);
 
   it('left no temp folder and still answers', async () => {
     expect(await readdir(temp)).toEqual([]);

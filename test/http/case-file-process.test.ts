@@ -211,7 +211,7 @@ describe('case-file-process with the real OCR engine', () => {
     const before = await readdir(join(gateway.dataDir, 'blobs'));
     const { status, json } = await post(gateway, [file(1, 'report1.png'), file(2, 'missing.png')]);
     expect(status).toBe(502);
-    expect(json.error).toMatchObject({ kind: 'fetch_failed', retryable: false });
+    expect(json.error).toMatchObject({ kind: 'fetch_failed', retryable: true });
     expect(json.error.message).toContain('file 2');
     expect(await readdir(join(gateway.dataDir, 'blobs'))).toEqual(before);
   }, 120_000);

@@ -117,8 +117,8 @@ describe('case-ocr with the real OCR engine', () => {
 
   it.each([
     ['broken.png', 400, 'invalid_request', /file 2: .*could not be decoded/],
-    ['recording.wav', 415, 'unsupported_media', /file 2/],
-    ['missing.png', 502, 'fetch_failed', /file 2/],
+    ['recording.wav', 415, 'unsupported_media', /^file 2: got audio\/wav, expected document$/],
+    ['missing.png', 502, 'fetch_failed', /^file 2: could not fetch the URL/],
   ])('fails the whole request on one bad file (%s), naming its upload_file_id', async (name, status, kind, message) => {
     const response = await post(gateway, [file(1, 'report1-text.pdf'), file(2, name)]);
     expect(response.status).toBe(status);

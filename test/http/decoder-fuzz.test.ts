@@ -1,4 +1,5 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -7,26 +8,10 @@ import { OPERATIONS } from '../../src/contract/operations.js';
 import { FUZZ } from '../support/contract-fuzz.js';
 import { fileReference, startFileServer, type FileServer } from '../../scripts/lib/file-server.js';
 import { startGateway, postFiles, type TestGateway } from '../../scripts/lib/gateway.js';
-import { HOSTILE_PDFS, applyMutation, mutations } from '../support/hostile-files.js';
+import { HOSTILE_BMPS, HOSTILE_PDFS, applyMutation, bmpWith, bmp, imageBombPdf, mutations } from '../support/hostile-files.js';
 import { fixturePath } from '../../scripts/lib/paths.js';
 import { BlankOcrEngine, enginesWith } from '../../scripts/lib/stand-in-engines.js';
 import { readFileSync } from 'node:fs';
-
-/** A 24-bit BMP of `width` × `height` grey pixels (no fixture: sharp cannot write BMP). */
-function bmp(width: number, height: number): Buffer {
-  const row = Math.ceil((width * 3) / 4) * 4;
-  const header = Buffer.alloc(54);
-  header.write('BM', 0, 'latin1');
-  header.writeUInt32LE(54 + row * height, 2);
-  header.writeUInt32LE(54, 10);
-  header.writeUInt32LE(40, 14);
-  header.writeInt32LE(width, 18);
-  header.writeInt32LE(height, 22);
-  header.writeUInt16LE(1, 26);
-  header.writeUInt16LE(24, 28);
-  header.writeUInt32LE(row * height, 34);
-  return Buffer.concat([header, Buffer.alloc(row * height, 0x80)]);
-}
 
 const BASES: Record<string, Buffer> = {
   png: readFileSync(fixturePath('ocr', 'report1.png')),
@@ -45,6 +30,31 @@ const ANSWER_WITHIN_MS = 15_000;
  */
 const RSS_GROWTH_LIMIT = 1536 * 1024 * 1024;
 const RUNS_PER_KIND = Math.min(FUZZ.runs, Number(process.env.FUZZ_DECODER_RUNS ?? 25));
+/**
+ * What reading the ~250 KB image bomb may add to the process: any rendered page costs about
+ * 450 MB here (a PDF thread run from source, its canvas and PNG); without pdf.js's image limit
+ * the bomb took 3.4 GB.
+ */
+const BOMB_RSS_GROWTH_LIMIT = 1024 * 1024 * 1024;
+/** A 7000 × 7000 BMP decoded on the event loop held it for about 5 s; in its thread the loop waits at most a few hundred ms. */
+const BMP_LOOP_DELAY_LIMIT_MS = 2_000;
+
+/** RLE8 of one colour, `side` × `side` (49 MP at 7000, under OCR_MAX_PAGE_PIXELS) in about 400 KB. */
+function largeRleBmp(side: number): Buffer {
+  const runs = Buffer.from(Array.from({ length: Math.ceil((side * side) / 255) }, () => [255, 0]).flat());
+  return bmpWith({ width: side, height: side, bitDepth: 8, compression: 1 }, Buffer.concat([runs, Buffer.from([0, 1])]));
+}
+
+async function peakRssDuring(work: () => Promise<void>): Promise<number> {
+  let peak = process.memoryUsage().rss;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+  try {
+    await work();
+  } finally {
+    clearInterval(sampler);
+  }
+  return peak;
+}
 
 /**
  * Decoder fuzzing through case-ocr: mutated and truncated files of every kind a document may
@@ -84,22 +94,24 @@ describe('decoder fuzzing: broken and hostile documents', () => {
     await rm(temp, { recursive: true, force: true });
   });
 
-  async function check(bytes: Buffer, name: string): Promise<void> {
+  /** The status of case-ocr on the file; a refusal must be a 4xx naming the file. */
+  async function check(bytes: Buffer, name: string): Promise<{ status: number; message?: string }> {
     const id = nextId++;
     served.set(`/${id}-${name}`, bytes);
     const started = performance.now();
     const { status, json } = await postFiles(gateway, OPERATIONS.caseOcr.path, `fuzz-${id}`, [fileReference(server, id, `${id}-${name}`)]);
     served.delete(`/${id}-${name}`);
     expect(performance.now() - started, name).toBeLessThan(ANSWER_WITHIN_MS);
-    if (status === 200) return;
+    if (status === 200) return { status };
     expect([status, json.error.kind], `${name}: ${json.error.message}`).toEqual([expect.toSatisfy((s: number) => s >= 400 && s < 500), expect.any(String)]);
     expect(json.error.message).toMatch(new RegExp(`\\bfile ${id}\\b`));
+    return { status, message: json.error.message };
   }
 
   it.each(Object.keys(BASES))('mutated and truncated %s files', async (kind) => {
     const base = BASES[kind]!;
     await fc.assert(
-      fc.asyncProperty(mutations(base.length), (mutation) => check(applyMutation(base, mutation), `x.${kind}`)),
+      fc.asyncProperty(mutations(base.length), async (mutation) => void (await check(applyMutation(base, mutation), `x.${kind}`))),
       { seed: FUZZ.seed, numRuns: RUNS_PER_KIND, interruptAfterTimeLimit: FUZZ.routeMs, markInterruptAsFailure: false, endOnFailure: true },
     );
   }, FUZZ.routeMs + 60_000);
@@ -107,6 +119,33 @@ describe('decoder fuzzing: broken and hostile documents', () => {
   it.each(Object.keys(HOSTILE_PDFS))('the hostile PDF %s', async (name) => {
     await check(HOSTILE_PDFS[name]!, `${name}.pdf`);
   });
+
+  it('refuses a small PDF whose image inflates past the pixel limit, naming the page, in bounded memory', async () => {
+    const bomb = imageBombPdf(16_000);
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    const before = process.memoryUsage().rss;
+    let answer: Awaited<ReturnType<typeof check>> | undefined;
+    const peak = await peakRssDuring(async () => void (answer = await check(bomb, 'image-bomb.pdf')));
+    expect(answer?.status).toBe(413);
+    expect(answer?.message).toMatch(/page 1 of the PDF .*OCR_MAX_PAGE_PIXELS/);
+    expect(peak - before).toBeLessThan(BOMB_RSS_GROWTH_LIMIT);
+  }, 60_000);
+
+  it.each(Object.keys(HOSTILE_BMPS))('the hostile BMP %s', async (name) => {
+    const { bytes, status } = HOSTILE_BMPS[name]!;
+    expect((await check(bytes, `${name}.bmp`)).status).toBe(status);
+  });
+
+  it('decodes a large BMP without holding the event loop', async () => {
+    const lag = monitorEventLoopDelay({ resolution: 10 });
+    lag.enable();
+    try {
+      expect((await check(largeRleBmp(7000), 'large.bmp')).status).toBe(200);
+    } finally {
+      lag.disable();
+    }
+    expect(lag.max / 1e6).toBeLessThan(BMP_LOOP_DELAY_LIMIT_MS);
+  }, 60_000);
 
   it('stayed within its memory, left no temp folder, and still answers', async () => {
     expect(peakRss - baselineRss).toBeLessThan(RSS_GROWTH_LIMIT);

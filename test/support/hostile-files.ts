@@ -1,8 +1,10 @@
 /**
  * Hostile files for decoder fuzzing: byte mutations of real files (truncations, flipped bytes,
- * header fields that lie) and hand-made PDFs that carry JavaScript, embedded files, reference
- * loops, or claim absurd page counts and sizes.
+ * header fields that lie), hand-made PDFs that carry JavaScript, embedded files, reference
+ * loops, or claim absurd page counts and sizes, decompression bombs, BMPs whose headers lie,
+ * and recordings that are not what their first bytes say.
  */
+import { deflateSync } from 'node:zlib';
 import fc from 'fast-check';
 
 export type Mutation =
@@ -93,4 +95,74 @@ function xrefPointingAtItself(file: Buffer): Buffer {
   const text = file.toString('latin1');
   const xref = /startxref\n(\d+)/.exec(text)![1]!;
   return Buffer.from(text.replace('/Root 1 0 R >>', `/Root 1 0 R /Prev ${xref} >>`), 'latin1');
+}
+
+/**
+ * A one-page PDF whose only image, `side` × `side` grey pixels, is a run of one byte deflated:
+ * at 16000 a file of about 250 KB that pdf.js would decode to a gigabyte of RGBA.
+ */
+export function imageBombPdf(side: number): Buffer {
+  const pixels = deflateSync(Buffer.alloc(side * side, 0xff), { level: 9 });
+  return pdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /Im1 4 0 R >> >> /Contents 5 0 R >>',
+    `<< /Type /XObject /Subtype /Image /Width ${side} /Height ${side} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length ${pixels.length} >>\nstream\n${pixels.toString('latin1')}\nendstream`,
+    '<< /Length 30 >>\nstream\nq 595 0 0 842 0 0 cm /Im1 Do Q\nendstream',
+  ]);
+}
+
+interface BmpFields {
+  width: number;
+  height: number;
+  bitDepth?: number;
+  compression?: number;
+  colours?: number;
+}
+
+/** A BITMAPINFOHEADER BMP with these header fields (and a grey palette when paletted), followed by `pixels`. */
+export function bmpWith(fields: BmpFields, pixels: Buffer): Buffer {
+  const { width, height, bitDepth = 24, compression = 0, colours = 0 } = fields;
+  const palette = bitDepth < 15 ? Buffer.alloc(Math.min(colours || 2 ** bitDepth, 256) * 4, 0x80) : Buffer.alloc(0);
+  const header = Buffer.alloc(54);
+  header.write('BM', 0, 'latin1');
+  header.writeUInt32LE(54 + palette.length + pixels.length, 2);
+  header.writeUInt32LE(54 + palette.length, 10);
+  header.writeUInt32LE(40, 14);
+  header.writeUInt32LE(width >>> 0, 18);
+  header.writeInt32LE(height, 22);
+  header.writeUInt16LE(1, 26);
+  header.writeUInt16LE(bitDepth, 28);
+  header.writeUInt32LE(compression, 30);
+  header.writeUInt32LE(pixels.length, 34);
+  header.writeUInt32LE(colours >>> 0, 46);
+  return Buffer.concat([header, palette, pixels]);
+}
+
+/** A 24-bit BMP of `width` × `height` grey pixels (no fixture: sharp cannot write BMP). */
+export function bmp(width: number, height: number): Buffer {
+  return bmpWith({ width, height }, Buffer.alloc(Math.ceil((width * 3) / 4) * 4 * height, 0x80));
+}
+
+const RLE8 = 1;
+/** RLE8 runs of 255 pixels of colour 0, `runs` times, then the end-of-bitmap marker. */
+const rleRuns = (runs: number) => Buffer.concat([Buffer.from(Array.from({ length: runs }, () => [255, 0]).flat()), Buffer.from([0, 1])]);
+
+/** BMPs whose headers lie, with the status each must get: 413 over the pixel limit, 400 unreadable, 200 when it decodes harmlessly. */
+export const HOSTILE_BMPS: Record<string, { bytes: Buffer; status: number }> = {
+  'huge-declared-size': { bytes: bmpWith({ width: 100_000, height: 100_000 }, Buffer.alloc(64)), status: 413 },
+  'width-negative': { bytes: bmpWith({ width: -1, height: 10 }, Buffer.alloc(64)), status: 413 },
+  'rle8-bomb': { bytes: bmpWith({ width: 60_000, height: 60_000, bitDepth: 8, compression: RLE8 }, rleRuns(4)), status: 413 },
+  'rle8-runs-past-the-image': { bytes: bmpWith({ width: 64, height: 48, bitDepth: 8, compression: RLE8 }, rleRuns(10_000)), status: 200 },
+  'truncated-pixels': { bytes: bmpWith({ width: 2000, height: 2000 }, Buffer.alloc(1000)), status: 400 },
+  'palette-larger-than-its-depth': { bytes: bmpWith({ width: 64, height: 48, bitDepth: 8, colours: 0x7fffffff }, Buffer.alloc(64 * 48)), status: 400 },
+  'unknown-bit-depth': { bytes: bmpWith({ width: 64, height: 48, bitDepth: 7 }, Buffer.alloc(64 * 48)), status: 400 },
+};
+
+/** An ID3v2 tag (empty), the start of a file sniffed as MP3 whatever follows it. */
+const ID3_TAG = Buffer.concat([Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x0a', 'latin1'), Buffer.alloc(10)]);
+
+/** `bytes` behind an ID3 tag: sniffed as MP3, while a probing ffmpeg skips the tag and reads what follows as its own format. */
+export function behindId3Tag(bytes: Buffer): Buffer {
+  return Buffer.concat([ID3_TAG, bytes]);
 }

@@ -3,8 +3,10 @@ import { request } from 'node:http';
 export interface SlowPost {
   port: number;
   path: string;
-  /** Bytes of body to send; the body is spaces (valid JSON whitespace up to the point it is cut). */
+  /** Bytes of body to send; the body is spaces (valid JSON whitespace up to the point it is cut)… */
   bytes: number;
+  /** …after these bytes, when given (the head of a file, for its type to be sniffed). */
+  head?: Buffer;
   chunkBytes?: number;
   /** Pause between chunks, as a client on a slow link. */
   delayMs?: number;
@@ -26,7 +28,7 @@ export interface SlowPostResult {
  * link would, and reading whatever the server answers. Rejects when the connection fails
  * before an answer could be read (EPIPE, a reset), which is what the test must rule out.
  */
-export function slowPost({ port, path, bytes, chunkBytes = 64 * 1024, delayMs = 5, headers = {}, chunked = false }: SlowPost): Promise<SlowPostResult> {
+export function slowPost({ port, path, bytes, head, chunkBytes = 64 * 1024, delayMs = 5, headers = {}, chunked = false }: SlowPost): Promise<SlowPostResult> {
   return new Promise((resolve, reject) => {
     let sent = 0;
     let timer: NodeJS.Timeout | undefined;
@@ -54,6 +56,10 @@ export function slowPost({ port, path, bytes, chunkBytes = 64 * 1024, delayMs = 
       reject(error);
     });
     const chunk = Buffer.alloc(chunkBytes, 0x20);
+    if (head) {
+      req.write(head);
+      sent += head.length;
+    }
     const writeNext = () => {
       if (sent >= bytes) {
         req.end();

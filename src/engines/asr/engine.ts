@@ -133,7 +133,7 @@ export class WhisperEngine implements AsrEngine {
     return withTempDir('asr', async (dir) => {
       const started = performance.now();
       const wavPath = join(dir, 'audio.wav');
-      const audioMs = await normaliseAudio(audio.path, wavPath, {
+      const audioMs = await normaliseAudio(audio, wavPath, {
         ffmpegBin: this.ffmpegBin,
         maxAudioSeconds: settings.maxAudioSeconds,
         signal,

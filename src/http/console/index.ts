@@ -6,19 +6,23 @@
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { extname } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Config } from '../../config/index.js';
 import { ENGINE_NAMES, type Engines } from '../../engines/registry.js';
 import { engineReport } from '../../engines/engine-report.js';
 import type { DeferredJobs } from '../../operations/index.js';
+import type { AuditTrail } from '../../platform/audit-trail.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { Stores } from '../../platform/store/index.js';
 import { ADVICE_JOB_STATES, REFERENCE_REPORT_PATH } from '../../contract/advice.js';
 import { GatewayError } from '../../errors.js';
 import { VERSION } from '../../version.js';
 import { bearerAuth } from '../auth.js';
+import { clientAbortSignal } from '../client-signal.js';
 import { standardErrorBody, useErrorShape } from '../errors.js';
 import type { ConsoleStatus, ConsoleUpload, ReceivedReport } from './answers.js';
+import { auditExportRoutes } from './audit-export.js';
 import { pagePreviewRoutes } from './page-previews.js';
 import type { ConsoleUploads } from './uploads.js';
 
@@ -31,7 +35,11 @@ export interface ConsoleRoutesOptions {
   /** AI-3's jobs, shown on the status panel; absent where AI-3 is not served. */
   adviceJobs: DeferredJobs | undefined;
   uploads: ConsoleUploads;
+  audit: AuditTrail;
 }
+
+/** The console's data, and the operator's routes beside it (the audit export). */
+export const CONSOLE_API_PREFIX = '/console/api';
 
 /** Copied next to the compiled plugin by `npm run build`. */
 const ASSETS_DIR = new URL('./assets/', import.meta.url);
@@ -76,7 +84,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (ap
         .send(bytes),
     );
   }
-  await app.register(consoleApi, { ...options, prefix: '/console/api' });
+  await app.register(consoleApi, { ...options, prefix: CONSOLE_API_PREFIX });
 };
 
 const consoleApi: FastifyPluginAsync<ConsoleRoutesOptions> = async (api, options) => {
@@ -120,12 +128,11 @@ const consoleApi: FastifyPluginAsync<ConsoleRoutesOptions> = async (api, options
     return { ai_status: report.ai_status ?? null, ai_advice_ref: report.ai_advice_ref ?? null };
   });
 
-  const uploadLimit = Math.max(config.fetch.maxBytes, config.asr.maxBytes);
-  api.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: uploadLimit }, (_request, body, done) =>
-    done(null, body),
-  );
-  api.post<{ Body: Buffer }>('/uploads', { bodyLimit: uploadLimit }, async (request, reply) => {
-    const upload = await uploads.put(request.body);
+  // The body is handed over unread: uploads.receive streams it to disk under the fetch limits.
+  api.addContentTypeParser('application/octet-stream', (_request, body, done) => done(null, body));
+  api.post<{ Body: Readable }>('/uploads', async (request, reply) => {
+    const declared = Number(request.headers['content-length']);
+    const upload = await uploads.receive(request.body, Number.isInteger(declared) ? declared : undefined, clientAbortSignal(reply));
     const answer: ConsoleUpload = { file_url: upload.fileUrl, path: upload.path, token: upload.token };
     return reply.code(201).send(answer);
   });
@@ -134,4 +141,5 @@ const consoleApi: FastifyPluginAsync<ConsoleRoutesOptions> = async (api, options
     return reply.code(204).send();
   });
   await api.register(pagePreviewRoutes, { config, stores });
+  await api.register(auditExportRoutes, { trail: options.audit });
 };

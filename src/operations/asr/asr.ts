@@ -18,6 +18,7 @@ async function transcribeRecording(request: AsrRequest, context: OperationContex
       accept: ['audio'],
       signal: context.signal,
       label: 'voice_url',
+      log: context.log,
       path: join(dir, 'recording'),
     });
     return context.engines.run('asr', context.signal, (engine, signal) =>

@@ -1,6 +1,8 @@
 /**
  * Pure rules on where the fetcher may go: which URLs, which hosts (FETCH_ALLOW_HOSTS) and
  * which resolved IP addresses. Private ranges stay allowed: hospital object stores live there.
+ * IPv6 forms that carry an IPv4 address to a translator or tunnel are judged too, so that no
+ * IPv4 address refused here is reachable by writing it inside an IPv6 one.
  */
 import { BlockList, isIP } from 'node:net';
 import { GatewayError } from '../../errors.js';
@@ -46,6 +48,40 @@ const ALWAYS_REFUSED: ReadonlyArray<{ reason: string; list: BlockList }> = [
   { reason: 'broadcast address', list: blockListOf([['255.255.255.255', 32]]) },
 ];
 
+/** IPv4 ranges that are not global (RFC 6890): what the well-known NAT64 prefix must never carry. */
+const NON_GLOBAL_IPV4: readonly Subnet[] = [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 3], // multicast, reserved and broadcast
+];
+
+/**
+ * IPv6 forms that embed an IPv4 address. The well-known NAT64 prefix (RFC 6052) is what DNS64
+ * answers for IPv4-only hosts on IPv6-only networks, so it stays usable for global addresses;
+ * RFC 6052 forbids it for non-global ones, so such an address can only be an attempt to reach
+ * the LAN or this machine behind the IPv4 rules. The other forms are refused whole: 6to4
+ * (deprecated, RFC 7526) and IPv4-compatible addresses (deprecated, RFC 4291) have no place in
+ * a hospital's object store URLs, and the local-use NAT64 prefix (RFC 8215) puts its IPv4
+ * address at a bit offset only the network's own translator knows, so it cannot be judged.
+ * Checked after loopback, as ::1 lies in ::/96.
+ */
+const EMBEDDED_IPV4: ReadonlyArray<{ reason: string; list: BlockList }> = [
+  {
+    reason: 'NAT64 address of a non-public IPv4 address',
+    list: blockListOf(NON_GLOBAL_IPV4.map(([network, prefix]) => [`64:ff9b::${network}`, 96 + prefix] as const)),
+  },
+  { reason: 'local-use NAT64 address', list: blockListOf([['64:ff9b:1::', 48]]) },
+  { reason: '6to4 address', list: blockListOf([['2002::', 16]]) },
+  { reason: 'IPv4-compatible IPv6 address', list: blockListOf([['::', 96]]) },
+];
+
 /**
  * Why an address must not be connected to, or null when it may be. BlockList judges
  * IPv4-mapped IPv6 addresses (::ffff:127.0.0.1, ::ffff:7f00:1) by their IPv4 rules.
@@ -57,8 +93,8 @@ export function addressRefusal(address: string, policy: AddressPolicy): string |
   const type = family === 6 ? 'ipv6' : 'ipv4';
   const refused = ALWAYS_REFUSED.find(({ list }) => list.check(bare, type));
   if (refused) return refused.reason;
-  if (!policy.allowLoopback && LOOPBACK.check(bare, type)) return 'loopback address';
-  return null;
+  if (LOOPBACK.check(bare, type)) return policy.allowLoopback ? null : 'loopback address';
+  return EMBEDDED_IPV4.find(({ list }) => list.check(bare, type))?.reason ?? null;
 }
 
 /** The URL's host as sockets see it: lowercase, IPv6 without brackets. */

@@ -2,6 +2,15 @@
  * Fetches file_url / voice_url bodies without letting a caller reach places it must not:
  * every hop is checked for scheme, allowlist and resolved address, and the address that is
  * checked is the one connected to (the check runs inside the socket's own DNS lookup).
+ *
+ * A caller learns nothing about the network from a failure: whatever went wrong on the way to
+ * a whole 2xx body (DNS, a refused or resolved-to-refused address, a refused connection, a
+ * timeout, TLS, an HTTP status, a redirect, a body cut short) it gets the same error, and the
+ * reason goes to the log. Otherwise a token holder could map the hospital's LAN by asking for
+ * files on its hosts and ports. Two kinds of answer stay honest, as they tell nothing the
+ * caller did not know: what is judged on the URL as sent, before any packet (`forbidden_url`,
+ * the configuration), and what is wrong with a file its host served with a 2xx (too large,
+ * empty or of no accepted type: 413 / 415), which a platform must not retry.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { open, writeFile } from 'node:fs/promises';
@@ -12,7 +21,8 @@ import type { LookupFunction } from 'node:net';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { addressRefusal, parseAllowEntry, urlHost, urlRefusal } from './address-policy.js';
 import type { AllowEntry } from './address-policy.js';
-import { sniffMedia } from './sniff.js';
+import type { DownloadBudget, Release } from './budget.js';
+import { SNIFF_BYTES, sniffMedia } from './sniff.js';
 import type { MediaKind, SniffedMedia } from './sniff.js';
 
 export type Resolver = (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
@@ -33,6 +43,8 @@ export interface SafeFetchOptions {
   maxRedirects?: number;
   /** DNS; defaults to dns.promises.lookup(host, { all: true }). */
   resolve?: Resolver;
+  /** What the bodies being read may hold at once; none by default. */
+  budget?: DownloadBudget;
 }
 
 export interface FetchedFile {
@@ -49,11 +61,17 @@ export interface DownloadedFile {
   finalUrl: string;
 }
 
+/** Where a failed fetch's reason is written: the request's logger. */
+export interface FetchLog {
+  warn(details: Record<string, unknown>, message: string): void;
+}
+
 export interface FetchRequest {
   accept: readonly MediaKind[];
   signal?: AbortSignal;
   /** Short name for error messages, e.g. "file 123" or "voice_url". */
   label?: string;
+  log: FetchLog;
 }
 
 export interface SafeFetcher {
@@ -71,6 +89,7 @@ interface FetcherConfig {
   totalTimeoutMs: number;
   maxRedirects: number;
   resolve: Resolver;
+  budget: DownloadBudget | undefined;
 }
 
 /** One fetch in progress: the shared config plus what belongs to this call. */
@@ -81,21 +100,18 @@ interface FetchCall {
   /** Caller's signal combined with the total timeout. */
   signal: AbortSignal;
   callerSignal: AbortSignal | undefined;
+  log: FetchLog;
+  /** The hop being fetched, for the log. */
+  hop: URL | undefined;
+}
+
+/** Why a fetch failed, for the log only. */
+class FetchFailure extends Error {
+  override readonly name = 'FetchFailure';
 }
 
 const DEFAULT_MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const RETRYABLE_STATUSES = new Set([408, 429]);
-const RETRYABLE_NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET', // also "socket hang up" and a body cut short
-  'ETIMEDOUT',
-  'EAI_AGAIN',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ERR_STREAM_PREMATURE_CLOSE',
-]);
 
 export function createSafeFetcher(options: SafeFetchOptions): SafeFetcher {
   const config: FetcherConfig = {
@@ -107,6 +123,7 @@ export function createSafeFetcher(options: SafeFetchOptions): SafeFetcher {
     totalTimeoutMs: options.totalTimeoutMs,
     maxRedirects: options.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
     resolve: options.resolve ?? resolveWithDns,
+    budget: options.budget,
   };
   return {
     fetch: (url, request) => fetchFile(config, url, request),
@@ -153,33 +170,46 @@ function startCall(config: FetcherConfig, request: FetchRequest): FetchCall {
     maxBytes: audioOnly ? config.maxAudioBytes : config.maxBytes,
     signal: AbortSignal.any(signals),
     callerSignal: request.signal,
+    log: request.log,
+    hop: undefined,
   };
 }
 
-async function fetchFile(config: FetcherConfig, rawUrl: string, request: FetchRequest): Promise<FetchedFile> {
+/**
+ * Judges the URL as sent (a `forbidden_url` names why), then fetches it and hands the 2xx answer
+ * to `read`. A GatewayError from `read` judges the file its host served (too large, of no
+ * accepted type) and reaches the caller as it is; any other failure from the first packet on
+ * is the one generic `fetch_failed`.
+ */
+async function fetchOverNetwork<T>(
+  config: FetcherConfig,
+  rawUrl: string,
+  request: FetchRequest,
+  read: (call: FetchCall, response: http.IncomingMessage, url: URL) => Promise<T>,
+): Promise<T> {
   const call = startCall(config, request);
+  const url = parseHttpUrl(rawUrl, call.label);
+  const refusal = hopRefusal(call, url);
+  if (refusal !== null) throw new GatewayError('forbidden_url', `${call.label}: ${refusal}`);
   try {
-    const { response, url } = await openFollowingRedirects(call, parseHttpUrl(rawUrl, call.label));
+    const { response, url: finalUrl } = await openFollowingRedirects(call, url);
+    return await read(call, response, finalUrl);
+  } catch (error) {
+    throw isGatewayError(error) ? error : fetchFailed(call, error);
+  }
+}
+
+function fetchFile(config: FetcherConfig, rawUrl: string, request: FetchRequest): Promise<FetchedFile> {
+  return fetchOverNetwork(config, rawUrl, request, async (call, response, url) => {
     const chunks: Buffer[] = [];
     const size = await readBody(call, response, (chunk) => void chunks.push(chunk));
     const bytes = Buffer.concat(chunks, size);
     return { bytes, media: identifyMedia(bytes, request.accept, call.label), finalUrl: url.href };
-  } catch (error) {
-    throw asGatewayError(call, error);
-  }
+  });
 }
 
-/** Enough of the head of a file for every signature in sniff.ts. */
-const SNIFF_BYTES = 4096;
-
-async function downloadFile(
-  config: FetcherConfig,
-  rawUrl: string,
-  request: FetchRequest & { path: string },
-): Promise<DownloadedFile> {
-  const call = startCall(config, request);
-  try {
-    const { response, url } = await openFollowingRedirects(call, parseHttpUrl(rawUrl, call.label));
+function downloadFile(config: FetcherConfig, rawUrl: string, request: FetchRequest & { path: string }): Promise<DownloadedFile> {
+  return fetchOverNetwork(config, rawUrl, request, async (call, response, url) => {
     const file = await open(request.path, 'w');
     const head: Buffer[] = [];
     let headSize = 0;
@@ -197,9 +227,7 @@ async function downloadFile(
     }
     const media = identifyMedia(Buffer.concat(head, headSize), request.accept, call.label);
     return { path: request.path, size, media, finalUrl: url.href };
-  } catch (error) {
-    throw asGatewayError(call, error);
-  }
+  });
 }
 
 function parseHttpUrl(rawUrl: string, label: string): URL {
@@ -216,43 +244,43 @@ async function openFollowingRedirects(
 ): Promise<{ response: http.IncomingMessage; url: URL }> {
   let url = start;
   for (let redirects = 0; ; redirects += 1) {
-    assertUrlAllowed(call, url);
+    call.hop = url;
     const response = await sendRequest(call, url);
     const location = redirectLocation(response);
     if (location === undefined) {
-      assertSuccessStatus(call, response);
+      assertSuccessStatus(response);
       return { response, url };
     }
     response.destroy();
-    if (redirects === call.config.maxRedirects) {
-      throw new GatewayError('fetch_failed', `${call.label}: more than ${redirects} redirects`, { retryable: false });
-    }
-    url = resolveLocation(call, location, url);
+    if (redirects === call.config.maxRedirects) throw new FetchFailure(`more than ${redirects} redirects`);
+    url = resolveLocation(location, url);
+    const refusal = hopRefusal(call, url);
+    if (refusal !== null) throw new FetchFailure(`redirect refused: ${refusal}`);
   }
 }
 
 // IP literals never reach the lookup function, so they are judged here; hostnames are judged on lookup.
-function assertUrlAllowed(call: FetchCall, url: URL): void {
+function hopRefusal(call: FetchCall, url: URL): string | null {
   const refusal = urlRefusal(url, call.config.allowList);
-  if (refusal !== null) throw new GatewayError('forbidden_url', `${call.label}: ${refusal}`);
+  if (refusal !== null) return refusal;
   const host = urlHost(url);
-  if (isIP(host) !== 0) assertAddressAllowed(call, host);
+  return isIP(host) === 0 ? null : addressRefusalOf(call, host);
 }
 
-function assertAddressAllowed(call: FetchCall, address: string): void {
+function addressRefusalOf(call: FetchCall, address: string): string | null {
   const refusal = addressRefusal(address, { allowLoopback: call.config.allowLoopback });
-  if (refusal !== null) throw new GatewayError('forbidden_url', `${call.label}: host refused (${refusal})`);
+  return refusal === null ? null : `host refused (${refusal})`;
 }
 
 function redirectLocation(response: http.IncomingMessage): string | undefined {
   return REDIRECT_STATUSES.has(response.statusCode ?? 0) ? response.headers.location : undefined;
 }
 
-function resolveLocation(call: FetchCall, location: string, current: URL): URL {
+function resolveLocation(location: string, current: URL): URL {
   try {
     return new URL(location, current);
   } catch {
-    throw new GatewayError('forbidden_url', `${call.label}: redirect to an invalid URL`);
+    throw new FetchFailure('redirect to an invalid URL');
   }
 }
 
@@ -286,34 +314,33 @@ async function resolveAllowedAddresses(
   hostname: string,
 ): Promise<Array<{ address: string; family: 4 | 6 }>> {
   const addresses = await call.config.resolve(hostname);
-  if (addresses.length === 0) {
-    throw new GatewayError('fetch_failed', `${call.label}: host ${hostname} not found`, { retryable: false });
+  if (addresses.length === 0) throw new FetchFailure('host not found');
+  for (const { address } of addresses) {
+    const refusal = addressRefusalOf(call, address);
+    if (refusal !== null) throw new FetchFailure(refusal);
   }
-  for (const { address } of addresses) assertAddressAllowed(call, address);
   return addresses;
 }
 
 function armConnectTimeout(call: FetchCall, request: http.ClientRequest): void {
   const timeoutMs = call.config.connectTimeoutMs;
-  const timer = setTimeout(() => {
-    const message = `${call.label}: connect timed out after ${timeoutMs} ms`;
-    request.destroy(new GatewayError('fetch_failed', message, { retryable: true }));
-  }, timeoutMs);
+  const timer = setTimeout(() => request.destroy(new FetchFailure(`connect timed out after ${timeoutMs} ms`)), timeoutMs);
   request.once('socket', (socket) => socket.once('connect', () => clearTimeout(timer)));
   request.once('close', () => clearTimeout(timer));
 }
 
-function assertSuccessStatus(call: FetchCall, response: http.IncomingMessage): void {
+function assertSuccessStatus(response: http.IncomingMessage): void {
   const status = response.statusCode ?? 0;
   if (status >= 200 && status < 300) return;
   response.destroy();
-  const retryable = status >= 500 || RETRYABLE_STATUSES.has(status);
-  throw new GatewayError('fetch_failed', `${call.label}: server answered HTTP ${status}`, { retryable });
+  throw new FetchFailure(`server answered HTTP ${status}`);
 }
 
 /**
  * Hands each chunk to `sink` as it streams in and returns the size; bytes are counted, and a
- * Content-Length over the limit is refused before reading.
+ * Content-Length over the limit is refused before reading. Only a 2xx body is read, so a file
+ * over the limit is the file's fault (413), told as soon as it is known. The body's declared
+ * size (else the limit) is reserved from the budget while it is read.
  */
 async function readBody(
   call: FetchCall,
@@ -321,23 +348,40 @@ async function readBody(
   sink: (chunk: Buffer) => void | Promise<void>,
 ): Promise<number> {
   const { maxBytes } = call;
-  if (Number(response.headers['content-length']) > maxBytes) {
+  const declared = Number(response.headers['content-length']);
+  if (declared > maxBytes) {
     response.destroy();
     throw tooLarge(call, maxBytes);
   }
+  const release = await reserveRoom(call, response, Number.isInteger(declared) ? declared : maxBytes);
   let size = 0;
-  for await (const chunk of response as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge(call, maxBytes); // leaving the loop destroys the response
-    await sink(chunk);
+  try {
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) throw tooLarge(call, maxBytes); // leaving the loop destroys the response
+      await sink(chunk);
+    }
+  } finally {
+    release?.();
   }
   return size;
+}
+
+/** Room in the budget for `bytes`; the response is dropped when none comes in time. */
+async function reserveRoom(call: FetchCall, response: http.IncomingMessage, bytes: number): Promise<Release | undefined> {
+  try {
+    return await call.config.budget?.reserve(bytes, call.signal);
+  } catch (error) {
+    response.destroy();
+    throw error;
+  }
 }
 
 function tooLarge(call: FetchCall, maxBytes: number): GatewayError {
   return new GatewayError('payload_too_large', `${call.label}: file is larger than ${maxBytes} bytes`);
 }
 
+/** The media type of a whole file, sniffed from its bytes; a 415 naming what it is when it is of no accepted kind. */
 function identifyMedia(bytes: Buffer, accept: readonly MediaKind[], label: string): SniffedMedia {
   if (bytes.length === 0) throw new GatewayError('unsupported_media', `${label}: empty file`);
   const media = sniffMedia(bytes);
@@ -348,22 +392,31 @@ function identifyMedia(bytes: Buffer, accept: readonly MediaKind[], label: strin
   return media;
 }
 
-/** Maps whatever ended the fetch onto a GatewayError; Node's own messages are dropped as they may name the URL. */
-function asGatewayError(call: FetchCall, error: unknown): GatewayError {
-  if (isGatewayError(error)) return error;
-  const callerReason: unknown = call.callerSignal?.reason;
-  if (call.callerSignal?.aborted) {
-    if (isGatewayError(callerReason)) return callerReason;
-    return new GatewayError('fetch_failed', `${call.label}: aborted`, { retryable: true, cause: callerReason });
-  }
-  if (call.signal.aborted) {
-    const message = `${call.label}: timed out after ${call.config.totalTimeoutMs} ms`;
-    return new GatewayError('fetch_failed', message, { retryable: true });
-  }
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const retryable = code !== undefined && RETRYABLE_NETWORK_CODES.has(code);
-  return new GatewayError('fetch_failed', `${call.label}: request failed (${code ?? 'network error'})`, {
-    retryable,
-    cause: error,
+/**
+ * What the caller hears of a fetch that failed once on the network: the same kind, status,
+ * retryable and message whatever the cause (a 404, a refused port or a timeout may each be
+ * passing, so it says retry). The cause is logged with the origin of the hop that failed: never
+ * its path or query (signed links carry credentials there, and paths may name patients), and
+ * never Node's own messages, which may quote the URL.
+ */
+function fetchFailed(call: FetchCall, error: unknown): GatewayError {
+  if (call.callerSignal?.aborted) return callerAbort(call);
+  call.log.warn({ fetch: call.label, origin: call.hop?.origin, reason: failureReason(call, error) }, 'file fetch failed');
+  return new GatewayError('fetch_failed', `${call.label}: could not fetch the URL; the gateway's log says why`, {
+    retryable: true,
   });
+}
+
+function failureReason(call: FetchCall, error: unknown): string {
+  if (error instanceof FetchFailure) return error.message;
+  if (call.signal.aborted) return `timed out after ${call.config.totalTimeoutMs} ms`;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return `request failed (${code ?? 'network error'})`;
+}
+
+/** The caller gave up (the client left, or another file of the request failed): its reason, not the network's. */
+function callerAbort(call: FetchCall): GatewayError {
+  const reason: unknown = call.callerSignal?.reason;
+  if (isGatewayError(reason)) return reason;
+  return new GatewayError('fetch_failed', `${call.label}: aborted`, { retryable: true, cause: reason });
 }

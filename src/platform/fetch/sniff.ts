@@ -4,6 +4,9 @@
  */
 export type MediaKind = 'document' | 'audio';
 
+/** Enough of the head of a file for every signature here. */
+export const SNIFF_BYTES = 4096;
+
 export interface SniffedMedia {
   mediaType: string;
   kind: MediaKind;
@@ -57,6 +60,25 @@ function signature(
   return { media: { mediaType, kind, extension }, matches };
 }
 
+const FLAC = signature('audio/flac', 'audio', 'flac', (b) => hasAt(b, 0, 'fLaC'));
+const ADTS_AAC = signature('audio/aac', 'audio', 'aac', isAdts);
+/** Besides MP3, the formats found behind an ID3v2 tag (ffmpeg reads past the tag for any demuxer). */
+const BEHIND_ID3_TAG: readonly Signature[] = [FLAC, ADTS_AAC];
+const ID3_HEADER_BYTES = 10;
+const ID3_FOOTER_FLAG = 0x10;
+
+/**
+ * What follows an ID3v2 tag, when it is FLAC or AAC rather than MP3 (ffmpeg reads a recording
+ * with the demuxer of its sniffed type only); null for MP3, or when the tag ends past these bytes.
+ */
+function behindId3Tag(bytes: Uint8Array): SniffedMedia | null {
+  if (bytes.length < ID3_HEADER_BYTES || !hasAt(bytes, 0, 'ID3')) return null;
+  const syncsafeSize = bytes.subarray(6, 10).reduce((size, byte) => (size << 7) | (byte & 0x7f), 0);
+  const footer = (bytes[5]! & ID3_FOOTER_FLAG) !== 0 ? ID3_HEADER_BYTES : 0;
+  const rest = bytes.subarray(ID3_HEADER_BYTES + syncsafeSize + footer);
+  return BEHIND_ID3_TAG.find((candidate) => candidate.matches(rest))?.media ?? null;
+}
+
 // Exact magic at fixed offsets first; the weak frame-sync checks go last.
 const SIGNATURES: readonly Signature[] = [
   signature('image/jpeg', 'document', 'jpg', (b) => hasAt(b, 0, [0xff, 0xd8, 0xff])),
@@ -67,16 +89,16 @@ const SIGNATURES: readonly Signature[] = [
   signature('audio/wav', 'audio', 'wav', (b) => hasAt(b, 0, 'RIFF') && hasAt(b, 8, 'WAVE')),
   signature('audio/mpeg', 'audio', 'mp3', (b) => hasAt(b, 0, 'ID3')),
   signature('audio/ogg', 'audio', 'ogg', (b) => hasAt(b, 0, 'OggS')),
-  signature('audio/flac', 'audio', 'flac', (b) => hasAt(b, 0, 'fLaC')),
+  FLAC,
   signature('audio/mp4', 'audio', 'm4a', (b) => hasAt(b, 4, 'ftyp')),
   signature('audio/webm', 'audio', 'webm', (b) => hasAt(b, 0, [0x1a, 0x45, 0xdf, 0xa3])),
   signature('audio/amr', 'audio', 'amr', (b) => hasAt(b, 0, '#!AMR')),
   signature('application/pdf', 'document', 'pdf', isPdf),
   signature('audio/mpeg', 'audio', 'mp3', isMpegAudioFrame),
-  signature('audio/aac', 'audio', 'aac', isAdts),
+  ADTS_AAC,
 ];
 
 export function sniffMedia(bytes: Uint8Array): SniffedMedia | null {
-  const match = SIGNATURES.find((candidate) => candidate.matches(bytes));
-  return match ? { ...match.media } : null;
+  const media = behindId3Tag(bytes) ?? SIGNATURES.find((candidate) => candidate.matches(bytes))?.media;
+  return media ? { ...media } : null;
 }

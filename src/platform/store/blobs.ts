@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { open as openFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open as openFile, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Kysely } from 'kysely';
 import { makePrivateDir } from '../private-files.js';
 import { columnTypes, type Migration } from './migrations.js';
@@ -18,6 +20,8 @@ export interface BlobMeta {
 /** Files the gateway produces for download, kept until they expire. */
 export interface BlobStore {
   put(bytes: Buffer, opts: { contentType: string; ttlSeconds: number }): Promise<BlobMeta>;
+  /** put() of the file at `path`, copied without holding it in memory where blobs are files (the caller deletes it). */
+  putFile(path: string, opts: { contentType: string; ttlSeconds: number }): Promise<BlobMeta>;
   /** Null when the blob is absent or expired. */
   open(key: string): Promise<{ meta: BlobMeta; stream: NodeJS.ReadableStream } | null>;
   delete(key: string): Promise<void>;
@@ -97,6 +101,8 @@ export interface BlobBytes {
   readonly inRows: boolean;
   /** The bytes' own column value, or null where they are kept elsewhere (written before the row). */
   store(key: string, bytes: Buffer): Promise<Buffer | null>;
+  /** store() of the file at `path`. */
+  storeFile(key: string, path: string): Promise<Buffer | null>;
   /** Null when the bytes are missing. */
   read(key: string, inRow: Buffer | null): Promise<NodeJS.ReadableStream | null>;
   remove(key: string): Promise<void>;
@@ -114,10 +120,19 @@ export class BlobsInFiles implements BlobBytes {
     makePrivateDir(dir);
   }
 
-  async store(key: string, bytes: Buffer): Promise<null> {
+  store(key: string, bytes: Buffer): Promise<null> {
+    return this.writeWhole(key, (tempPath) => writeFile(tempPath, bytes, { mode: 0o600, flag: 'wx' }));
+  }
+
+  storeFile(key: string, path: string): Promise<null> {
+    return this.writeWhole(key, (tempPath) => pipeline(createReadStream(path), createWriteStream(tempPath, { mode: 0o600, flags: 'wx' })));
+  }
+
+  /** `write` fills a half-written file that is renamed to the key once whole. */
+  private async writeWhole(key: string, write: (tempPath: string) => Promise<void>): Promise<null> {
     const tempPath = join(this.dir, `.${key}.tmp`);
     try {
-      await writeFile(tempPath, bytes, { mode: 0o600, flag: 'wx' });
+      await write(tempPath);
       await rename(tempPath, this.pathOf(key));
     } catch (error) {
       await rm(tempPath, { force: true });
@@ -156,6 +171,7 @@ function nullWhenMissing(error: unknown): null {
 export const blobsInRows: BlobBytes = {
   inRows: true,
   store: async (_key, bytes) => bytes,
+  storeFile: (_key, path) => readFile(path),
   read: async (_key, inRow) => (inRow === null ? null : Readable.from([inRow])),
   remove: async () => undefined,
   removeOrphans: async () => 0,
@@ -171,11 +187,25 @@ export class SqlBlobStore implements BlobStore {
     this.db = database.db.withTables<BlobTables>();
   }
 
-  async put(bytes: Buffer, opts: { contentType: string; ttlSeconds: number }): Promise<BlobMeta> {
+  put(bytes: Buffer, opts: { contentType: string; ttlSeconds: number }): Promise<BlobMeta> {
+    return this.insert(bytes.length, opts, (key) => this.bytes.store(key, bytes));
+  }
+
+  async putFile(path: string, opts: { contentType: string; ttlSeconds: number }): Promise<BlobMeta> {
+    const { size } = await stat(path);
+    return this.insert(size, opts, (key) => this.bytes.storeFile(key, path));
+  }
+
+  /** A new blob of `size` bytes: its bytes stored (`storeBytes`), then its row. */
+  private async insert(
+    size: number,
+    opts: { contentType: string; ttlSeconds: number },
+    storeBytes: (key: string) => Promise<Buffer | null>,
+  ): Promise<BlobMeta> {
     const key = newBlobKey();
     const createdAt = Date.now();
-    const row = { key, content_type: opts.contentType, size: bytes.length, created_at: createdAt, expires_at: createdAt + opts.ttlSeconds * 1000 };
-    const inRow = await this.bytes.store(key, bytes);
+    const row = { key, content_type: opts.contentType, size, created_at: createdAt, expires_at: createdAt + opts.ttlSeconds * 1000 };
+    const inRow = await storeBytes(key);
     try {
       await this.db
         .insertInto('blobs')

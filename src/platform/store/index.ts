@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { createLogger, type Logger } from '../logger.js';
 import { SqlArtifactStore, ARTIFACT_MIGRATIONS, type ArtifactStore } from './artifacts.js';
+import { AUDIT_MIGRATIONS, SqlAuditStore, type AuditStore } from './audit.js';
 import { BLOB_MIGRATIONS, BlobsInFiles, blobsInRows, SqlBlobStore, type BlobBytes, type BlobStore } from './blobs.js';
 import type { FileUrlSigner } from './file-tokens.js';
 import { createFileUrlSigner, loadOrCreateSigningSecret, newSigningSecret } from './file-tokens.js';
@@ -11,6 +12,7 @@ import { openSqliteFile, sqliteStoreDatabase } from './sqlite.js';
 import type { StoreDatabase } from './store-database.js';
 
 export * from './artifacts.js';
+export * from './audit.js';
 export * from './blobs.js';
 export * from './file-tokens.js';
 export * from './migrations.js';
@@ -23,6 +25,8 @@ export interface Stores {
   /** The database itself, for the stores an operation keeps (their tables migrated by `openStores`). */
   database: StoreDatabase;
   artifacts: ArtifactStore;
+  /** The record of every request to the AI operations and the operator routes. */
+  audit: AuditStore;
   blobs: BlobStore;
   fileUrls: FileUrlSigner;
   close(): Promise<void>;
@@ -48,7 +52,7 @@ async function openSqliteStores(opts: StoreOptions): Promise<Stores> {
   const secret = loadOrCreateSigningSecret(opts.dataDir, opts.signingSecret);
   const database = sqliteStoreDatabase(openSqliteFile(opts.dataDir));
   return withDatabase(database, async () => {
-    await migrate(database, [...ARTIFACT_MIGRATIONS, ...BLOB_MIGRATIONS, ...(opts.migrations ?? [])]);
+    await migrate(database, [...ARTIFACT_MIGRATIONS, ...BLOB_MIGRATIONS, ...AUDIT_MIGRATIONS, ...(opts.migrations ?? [])]);
     return storesOn(database, new BlobsInFiles(join(opts.dataDir, 'blobs')), createFileUrlSigner(secret, opts.publicBaseUrl));
   });
 }
@@ -57,7 +61,7 @@ async function openPostgresStores(opts: StoreOptions, connection: { url: string;
   const database = postgresStoreDatabase(connection.url, connection.poolSize, opts.logger ?? createLogger('silent'));
   return withDatabase(database, async () => {
     // The file-link key lives in the database every replica shares (on SQLite, in the data folder).
-    await migrate(database, [...ARTIFACT_MIGRATIONS, ...BLOB_MIGRATIONS, ...SECRET_MIGRATIONS, ...(opts.migrations ?? [])]).catch(
+    await migrate(database, [...ARTIFACT_MIGRATIONS, ...BLOB_MIGRATIONS, ...SECRET_MIGRATIONS, ...AUDIT_MIGRATIONS, ...(opts.migrations ?? [])]).catch(
       (error: unknown) => Promise.reject(postgresOpenFailure(error)),
     );
     const secret =
@@ -72,6 +76,7 @@ function storesOn(database: StoreDatabase, blobBytes: BlobBytes, fileUrls: FileU
   return {
     database,
     artifacts: new SqlArtifactStore(database),
+    audit: new SqlAuditStore(database),
     blobs: new SqlBlobStore(database, blobBytes),
     fileUrls,
     close: () => database.close(),

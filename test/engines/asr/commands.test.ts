@@ -45,7 +45,7 @@ describe('whisperArgs', () => {
 
 describe('ffmpegArgs', () => {
   it('first audio stream to 16 kHz mono 16-bit WAV, metadata dropped, cut one second past the limit', () => {
-    const args = ffmpegArgs('/tmp/in', '/tmp/out.wav', 7200);
+    const args = ffmpegArgs({ path: '/tmp/in', mediaType: 'audio/wav' }, '/tmp/out.wav', 7200);
     expect(valueAfter(args, '-i')).toBe('/tmp/in');
     expect(valueAfter(args, '-map')).toBe('0:a:0');
     expect(valueAfter(args, '-ar')).toBe('16000');
@@ -55,6 +55,12 @@ describe('ffmpegArgs', () => {
     expect(valueAfter(args, '-t')).toBe('7201');
     expect(args.at(-1)).toBe('/tmp/out.wav');
     expect(args).toContain('-nostdin');
+  });
+
+  it('reads the input only as its sniffed container, from local files only', () => {
+    const args = ffmpegArgs({ path: '/tmp/in', mediaType: 'audio/mp4' }, '/tmp/out.wav', 60);
+    expect(args.slice(args.indexOf('-i') - 4, args.indexOf('-i'))).toEqual(['-protocol_whitelist', 'file', '-f', 'mov']);
+    expect(() => ffmpegArgs({ path: '/tmp/in', mediaType: 'video/x-msvideo' }, '/tmp/out.wav', 60)).toThrow(/not a recording type/);
   });
 });
 

@@ -59,6 +59,35 @@ describe('addressRefusal', () => {
     },
   );
 
+  it.each([
+    ['64:ff9b::10.0.0.5', 'NAT64 address of a non-public IPv4 address'],
+    ['64:ff9b::a00:5', 'NAT64 address of a non-public IPv4 address'],
+    ['64:ff9b::127.0.0.1', 'NAT64 address of a non-public IPv4 address'],
+    ['64:ff9b::169.254.169.254', 'NAT64 address of a non-public IPv4 address'],
+    ['64:ff9b::172.16.0.1', 'NAT64 address of a non-public IPv4 address'],
+    ['64:ff9b::192.168.1.20', 'NAT64 address of a non-public IPv4 address'],
+    ['64:ff9b::100.64.0.1', 'NAT64 address of a non-public IPv4 address'],
+    ['64:ff9b::0.0.0.0', 'NAT64 address of a non-public IPv4 address'],
+    ['64:ff9b::255.255.255.255', 'NAT64 address of a non-public IPv4 address'],
+    ['64:ff9b:1::8.8.8.8', 'local-use NAT64 address'],
+    ['64:ff9b:1:a00:5::', 'local-use NAT64 address'],
+    ['2002:a00:5::1', '6to4 address'],
+    ['2002:808:808::1', '6to4 address'],
+    ['::10.0.0.5', 'IPv4-compatible IPv6 address'],
+    ['::7f00:1', 'IPv4-compatible IPv6 address'],
+    ['::8.8.8.8', 'IPv4-compatible IPv6 address'],
+  ])('refuses the IPv4-embedding form %s (%s)', (address, reason) => {
+    expect(addressRefusal(address, strict)).toBe(reason);
+    expect(addressRefusal(address, loopbackAllowed)).toBe(reason);
+  });
+
+  it.each(['64:ff9b::8.8.8.8', '64:ff9b::808:808', '64:ff9b::1.1.1.1', '64:ff9b:0:1::a00:5', '2003::1', '2001:db8::a00:5'])(
+    'allows %s: a NAT64 address of a public IPv4 address, or no embedding form at all',
+    (address) => {
+      expect(addressRefusal(address, strict)).toBeNull();
+    },
+  );
+
   it('allows loopback only when permitted, and only loopback', () => {
     expect(addressRefusal('127.0.0.1', loopbackAllowed)).toBeNull();
     expect(addressRefusal('::1', loopbackAllowed)).toBeNull();

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import * as net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GatewayError } from '../../../src/errors.js';
-import { createSafeFetcher } from '../../../src/platform/fetch/index.js';
+import { createSafeFetcher, withLocalFiles } from '../../../src/platform/fetch/index.js';
 import type { SafeFetchOptions } from '../../../src/platform/fetch/index.js';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]);
@@ -63,6 +63,14 @@ const mainRoutes: Record<string, http.RequestListener> = {
   '/garbage': (_req, res) => send(res, GARBAGE, 'image/png'),
   '/empty': (_req, res) => send(res, Buffer.alloc(0), 'image/png'),
   '/404': (_req, res) => res.writeHead(404).end('not here'),
+  // What the file checks would refuse, but with an error status: the status decides, not the body.
+  '/404-big': (_req, res) => res.writeHead(404, { 'content-length': 10_000_000 }).end(PNG),
+  '/500-page': (_req, res) => res.writeHead(500, { 'content-type': 'text/html' }).end('<html>down</html>'),
+  '/cut-short': (req, res) => {
+    // Announces more than it sends, then hangs up: the body never arrives whole.
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': PNG.length * 4 });
+    res.write(PNG, () => req.socket.destroy());
+  },
   '/503': (_req, res) => res.writeHead(503).end('busy'),
   '/429': (_req, res) => res.writeHead(429).end('slow down'),
   '/to-metadata': (_req, res) => redirect(res, 'http://169.254.169.254/latest/meta-data'),
@@ -140,8 +148,12 @@ function fetcher(overrides: Partial<SafeFetchOptions> = {}) {
   return createSafeFetcher({ ...baseOptions, ...overrides });
 }
 
-const documents = { accept: ['document'] as const, label: 'file 1' };
-const audio = { accept: ['audio'] as const, label: 'voice_url' };
+/** What the fetcher wrote to the request's log. */
+const logged: Array<{ details: Record<string, unknown>; message: string }> = [];
+const log = { warn: (details: Record<string, unknown>, message: string) => void logged.push({ details, message }) };
+
+const documents = { accept: ['document'] as const, label: 'file 1', log };
+const audio = { accept: ['audio'] as const, label: 'voice_url', log };
 
 async function failure(promise: Promise<unknown>): Promise<GatewayError> {
   const error = await promise.then(
@@ -150,6 +162,22 @@ async function failure(promise: Promise<unknown>): Promise<GatewayError> {
   );
   expect(error).toBeInstanceOf(GatewayError);
   return error as GatewayError;
+}
+
+const GENERIC = { kind: 'fetch_failed', status: 502, retryable: true };
+
+/**
+ * A fetch that failed on the network: the caller gets the generic error naming only `label`,
+ * and the log one line with the origin of the failed hop and the reason, which this returns.
+ */
+async function networkFailure(promise: Promise<unknown>, label = 'file 1'): Promise<string> {
+  logged.length = 0;
+  const error = await failure(promise);
+  expect(error).toMatchObject({ ...GENERIC, message: `${label}: could not fetch the URL; the gateway's log says why` });
+  expect(logged).toHaveLength(1);
+  expect(logged[0]!.message).toBe('file fetch failed');
+  expect(logged[0]!.details.fetch).toBe(label);
+  return String(logged[0]!.details.reason);
 }
 
 /** Records the host of every socket connect attempt (for names, before their lookup). */
@@ -191,8 +219,8 @@ describe('fetching', () => {
       const resolve = async () => [{ address: '127.0.0.1', family: 4 as const }];
       const url = `http://store.example:${main.port}/png`;
       expect((await fetcher({ resolve }).fetch(url, documents)).media.extension).toBe('png');
-      const refused = await failure(fetcher({ resolve, allowLoopback: false }).fetch(url, documents));
-      expect(refused.kind).toBe('forbidden_url');
+      const refused = await networkFailure(fetcher({ resolve, allowLoopback: false }).fetch(url, documents));
+      expect(refused).toBe('host refused (loopback address)');
     } finally {
       net.setDefaultAutoSelectFamily(previous);
     }
@@ -207,19 +235,26 @@ describe('address rules', () => {
     ['IPv6 loopback', () => `http://[::1]:${main.port}/png`],
     ['IPv4-mapped loopback', () => `http://[::ffff:127.0.0.1]:${main.port}/png`],
     ['decimal loopback', () => `http://2130706433:${main.port}/png`],
-    ['localhost after DNS', () => `http://localhost:${main.port}/png`],
-  ])('refuses %s when loopback is not allowed', async (_name, url) => {
+  ])('refuses %s when loopback is not allowed, judged on the URL before any packet', async (_name, url) => {
+    const connects = spyOnConnects();
     const error = await failure(strict().fetch(url(), documents));
     expect(error.kind).toBe('forbidden_url');
     expect(error.message).toBe('file 1: host refused (loopback address)');
+    expect(connects).toEqual([]);
+  });
+
+  it('refuses a name that DNS maps to loopback with the generic error: the refusal tells what the name resolves to', async () => {
+    const reason = await networkFailure(strict().fetch(`http://localhost:${main.port}/png`, documents));
+    expect(reason).toBe('host refused (loopback address)');
   });
 
   it('refuses a name that a resolver maps to loopback', async () => {
     const resolve = async () => [{ address: '127.0.0.1', family: 4 as const }];
-    const error = await failure(
+    const reason = await networkFailure(
       fetcher({ allowLoopback: false, resolve }).fetch(`http://evil.example:${main.port}/png`, documents),
     );
-    expect(error.kind).toBe('forbidden_url');
+    expect(reason).toBe('host refused (loopback address)');
+    expect(logged[0]!.details.origin).toBe(`http://evil.example:${main.port}`);
   });
 
   it('refuses a host when any of its addresses is refused', async () => {
@@ -227,8 +262,14 @@ describe('address rules', () => {
       { address: '10.1.2.3', family: 4 as const },
       { address: '169.254.169.254', family: 4 as const },
     ];
-    const error = await failure(fetcher({ resolve }).fetch('http://mixed.example/x', documents));
-    expect(error.message).toBe('file 1: host refused (cloud metadata address)');
+    const reason = await networkFailure(fetcher({ resolve }).fetch('http://mixed.example/x', documents));
+    expect(reason).toBe('host refused (cloud metadata address)');
+  });
+
+  it('refuses a name that resolves to a NAT64 form of a private address', async () => {
+    const resolve = async () => [{ address: '64:ff9b::a00:5', family: 6 as const }];
+    const reason = await networkFailure(fetcher({ resolve }).fetch('http://nat64.example/x', documents));
+    expect(reason).toBe('host refused (NAT64 address of a non-public IPv4 address)');
   });
 
   it.each([
@@ -236,8 +277,11 @@ describe('address rules', () => {
     ['ftp://127.0.0.1/x', 'file 1: scheme "ftp:" not allowed'],
     ['http://169.254.169.254/latest/meta-data', 'file 1: host refused (cloud metadata address)'],
     ['http://[fe80::1]/', 'file 1: host refused (link-local address)'],
+    ['http://[64:ff9b::10.0.0.5]/', 'file 1: host refused (NAT64 address of a non-public IPv4 address)'],
+    ['http://[2002:7f00:1::1]/', 'file 1: host refused (6to4 address)'],
+    ['http://[::127.0.0.1]/', 'file 1: host refused (IPv4-compatible IPv6 address)'],
     ['not a url', 'file 1: not a valid http(s) URL'],
-  ])('refuses %s', async (url, message) => {
+  ])('refuses %s as sent, naming why', async (url, message) => {
     const error = await failure(fetcher().fetch(url, documents));
     expect(error.kind).toBe('forbidden_url');
     expect(error.message).toBe(message);
@@ -253,14 +297,14 @@ describe('address rules', () => {
 describe('redirects', () => {
   it('refuses a redirect to the metadata address without connecting there', async () => {
     const connects = spyOnConnects();
-    const error = await failure(fetcher().fetch(main.url('/to-metadata'), documents));
-    expect(error.kind).toBe('forbidden_url');
+    const reason = await networkFailure(fetcher().fetch(main.url('/to-metadata'), documents));
+    expect(reason).toBe('redirect refused: host refused (cloud metadata address)');
     expect(connects).toEqual(['127.0.0.1']);
   });
 
   it('refuses a redirect to file://', async () => {
-    const error = await failure(fetcher().fetch(main.url('/to-file'), documents));
-    expect(error.kind).toBe('forbidden_url');
+    const reason = await networkFailure(fetcher().fetch(main.url('/to-file'), documents));
+    expect(reason).toBe('redirect refused: scheme "file:" not allowed');
   });
 
   it('follows a relative chain of 2 hops', async () => {
@@ -271,14 +315,12 @@ describe('redirects', () => {
 
   it('follows 5 redirects but not 6', async () => {
     await expect(fetcher().fetch(main.url('/chain/5'), documents)).resolves.toBeDefined();
-    const error = await failure(fetcher().fetch(main.url('/chain/6'), documents));
-    expect(error.kind).toBe('fetch_failed');
-    expect(error.retryable).toBe(false);
+    expect(await networkFailure(fetcher().fetch(main.url('/chain/6'), documents))).toBe('more than 5 redirects');
   });
 
   it('honours maxRedirects', async () => {
-    const error = await failure(fetcher({ maxRedirects: 1 }).fetch(main.url('/chain/2'), documents));
-    expect(error.kind).toBe('fetch_failed');
+    const reason = await networkFailure(fetcher({ maxRedirects: 1 }).fetch(main.url('/chain/2'), documents));
+    expect(reason).toBe('more than 1 redirects');
   });
 });
 
@@ -291,14 +333,14 @@ describe('allowlist', () => {
   });
 
   it('refuses a redirect to another port of the same host', async () => {
-    const error = await failure(allowA().fetch(main.url('/to-b'), documents));
-    expect(error.kind).toBe('forbidden_url');
-    expect(error.message).toBe('file 1: host 127.0.0.1 not in FETCH_ALLOW_HOSTS');
+    const reason = await networkFailure(allowA().fetch(main.url('/to-b'), documents));
+    expect(reason).toBe('redirect refused: host 127.0.0.1 not in FETCH_ALLOW_HOSTS');
   });
 
-  it('refuses a URL to a host:port outside the allowlist', async () => {
+  it('refuses a URL to a host:port outside the allowlist, naming why', async () => {
     const error = await failure(allowA().fetch(serverB.url('/png'), documents));
     expect(error.kind).toBe('forbidden_url');
+    expect(error.message).toBe('file 1: host 127.0.0.1 not in FETCH_ALLOW_HOSTS');
   });
 
   it('still applies address rules to allowlisted hosts', async () => {
@@ -309,15 +351,29 @@ describe('allowlist', () => {
   });
 });
 
+/**
+ * A file its host served with a 2xx that is not one the operation takes: the caller hears what
+ * is wrong with it (a 4xx, not retryable: the same file will fail again), and nothing is logged.
+ */
+async function contentRefusal(promise: Promise<unknown>): Promise<GatewayError> {
+  logged.length = 0;
+  const error = await failure(promise);
+  expect(error.status).toBeGreaterThanOrEqual(400);
+  expect(error.status).toBeLessThan(500);
+  expect(error.retryable).toBe(false);
+  expect(logged).toEqual([]);
+  return error;
+}
+
 describe('size limit', () => {
   it('counts streamed bytes when there is no Content-Length', async () => {
-    const error = await failure(fetcher().fetch(main.url('/stream-big'), documents));
-    expect(error.kind).toBe('payload_too_large');
+    const error = await contentRefusal(fetcher().fetch(main.url('/stream-big'), documents));
+    expect(error).toMatchObject({ kind: 'payload_too_large', message: `file 1: file is larger than ${MAX_BYTES} bytes` });
   });
 
   it('refuses a Content-Length over the limit before reading the body', async () => {
     const started = Date.now();
-    const error = await failure(fetcher().fetch(main.url('/declared-big'), documents));
+    const error = await contentRefusal(fetcher().fetch(main.url('/declared-big'), documents));
     expect(error.kind).toBe('payload_too_large');
     expect(Date.now() - started).toBeLessThan(1000);
   });
@@ -342,34 +398,37 @@ describe('download to a file', () => {
   it('audio has its own byte limit; documents keep the general one', async () => {
     const path = join(dir, 'limited.wav');
     const small = fetcher({ maxBytes: MAX_BYTES, maxAudioBytes: 1024 });
-    expect((await failure(small.download(main.url('/wav-big'), { ...audio, path }))).kind).toBe('payload_too_large');
+    expect((await contentRefusal(small.download(main.url('/wav-big'), { ...audio, path }))).message).toBe(
+      'voice_url: file is larger than 1024 bytes',
+    );
     const large = fetcher({ maxBytes: 1024, maxAudioBytes: 1024 * 1024 });
     expect((await large.download(main.url('/wav-big'), { ...audio, path })).size).toBe(WAV.length + 64 * 1024);
-    expect((await failure(large.fetch(main.url('/stream-big'), documents))).kind).toBe('payload_too_large');
+    expect((await contentRefusal(large.fetch(main.url('/stream-big'), documents))).kind).toBe('payload_too_large');
+  });
+
+  it('a body cut short while streaming to disk is the generic error', async () => {
+    const path = join(dir, 'cut-short');
+    expect(await networkFailure(fetcher().download(main.url('/cut-short'), { ...documents, path }))).toMatch(/^request failed \(\S+\)$/);
   });
 
   it('refuses what is not audio after writing it (the caller deletes the file)', async () => {
-    const error = await failure(fetcher().download(main.url('/png'), { ...audio, path: join(dir, 'image') }));
-    expect(error.kind).toBe('unsupported_media');
+    const error = await contentRefusal(fetcher().download(main.url('/png'), { ...audio, path: join(dir, 'image') }));
+    expect(error).toMatchObject({ kind: 'unsupported_media', message: 'voice_url: got image/png, expected audio' });
   });
 });
 
 describe('timeouts and aborts', () => {
   it('gives up on a server that stalls after the headers', async () => {
     const started = Date.now();
-    const error = await failure(fetcher({ totalTimeoutMs: 300 }).fetch(main.url('/stall'), documents));
-    expect(error.kind).toBe('fetch_failed');
-    expect(error.retryable).toBe(true);
-    expect(error.message).toBe('file 1: timed out after 300 ms');
+    const reason = await networkFailure(fetcher({ totalTimeoutMs: 300 }).fetch(main.url('/stall'), documents));
+    expect(reason).toBe('timed out after 300 ms');
     expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('gives up when the connection is not made in time', async () => {
     const resolve = () => new Promise<never>(() => undefined); // DNS that never answers
-    const error = await failure(fetcher({ resolve, connectTimeoutMs: 100 }).fetch('http://slow.example/x', documents));
-    expect(error.kind).toBe('fetch_failed');
-    expect(error.retryable).toBe(true);
-    expect(error.message).toBe('file 1: connect timed out after 100 ms');
+    const reason = await networkFailure(fetcher({ resolve, connectTimeoutMs: 100 }).fetch('http://slow.example/x', documents));
+    expect(reason).toBe('connect timed out after 100 ms');
   });
 
   it('rejects promptly when the caller aborts mid-download', async () => {
@@ -399,46 +458,77 @@ describe('timeouts and aborts', () => {
 });
 
 describe('HTTP and network failures', () => {
-  it.each([
-    ['/404', false],
-    ['/503', true],
-    ['/429', true],
-  ])('%s fails with retryable %s', async (path, retryable) => {
-    const error = await failure(fetcher().fetch(main.url(path), documents));
-    expect(error.kind).toBe('fetch_failed');
-    expect(error.retryable).toBe(retryable);
+  it.each(['/404', '/503', '/429'])('%s fails with the generic error, its status logged', async (path) => {
+    const reason = await networkFailure(fetcher().fetch(main.url(path), documents));
+    expect(reason).toBe(`server answered HTTP ${path.slice(1)}`);
   });
 
-  it('treats a refused connection as retryable', async () => {
+  it('a refused connection fails with the generic error, its code logged', async () => {
     const port = await closedPort();
-    const error = await failure(fetcher().fetch(`http://127.0.0.1:${port}/png`, documents));
-    expect(error.kind).toBe('fetch_failed');
-    expect(error.retryable).toBe(true);
-    expect(error.message).toBe('file 1: request failed (ECONNREFUSED)');
+    expect(await networkFailure(fetcher().fetch(`http://127.0.0.1:${port}/png`, documents))).toBe('request failed (ECONNREFUSED)');
   });
 
-  it('keeps credentials, path and query out of messages', async () => {
+  it('a name DNS does not know fails with the generic error', async () => {
+    const resolve = async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.example'), { code: 'ENOTFOUND' });
+    };
+    expect(await networkFailure(fetcher({ resolve }).fetch('http://nowhere.example/x', documents))).toBe('request failed (ENOTFOUND)');
+    expect(await networkFailure(fetcher({ resolve: async () => [] }).fetch('http://nowhere.example/x', documents))).toBe('host not found');
+  });
+
+  it('a TLS handshake that fails is the generic error', async () => {
+    // An http server answering TLS's ClientHello with plain HTTP: the handshake cannot succeed.
+    const reason = await networkFailure(fetcher().fetch(`https://127.0.0.1:${main.port}/png`, documents));
+    expect(reason).toMatch(/^request failed \((?!network error)\S+\)$/);
+  });
+
+  it.each([
+    ['an error status with a body over the limit', '/404-big', 'server answered HTTP 404'],
+    ['an error status with a web page', '/500-page', 'server answered HTTP 500'],
+  ])('%s is the generic error: only a 2xx body is judged as a file', async (_name, path, expected) => {
+    expect(await networkFailure(fetcher().fetch(main.url(path), documents))).toBe(expected);
+  });
+
+  it('a body cut short is the generic error', async () => {
+    expect(await networkFailure(fetcher().fetch(main.url('/cut-short'), documents))).toMatch(/^request failed \(\S+\)$/);
+  });
+
+  it('keeps credentials, path and query out of the message and the log', async () => {
     const url = `http://user:hunter2@127.0.0.1:${main.port}/404?token=s3cr3t`;
-    const error = await failure(fetcher().fetch(url, audio));
-    expect(error.message).toBe('voice_url: server answered HTTP 404');
+    expect(await networkFailure(fetcher().fetch(url, audio), 'voice_url')).toBe('server answered HTTP 404');
+    expect(logged[0]!.details).toEqual({ fetch: 'voice_url', origin: `http://127.0.0.1:${main.port}`, reason: 'server answered HTTP 404' });
   });
 });
 
 describe('media checks', () => {
   it('refuses a document where audio is expected', async () => {
-    const error = await failure(fetcher().fetch(main.url('/png'), audio));
-    expect(error.kind).toBe('unsupported_media');
-    expect(error.message).toBe('voice_url: got image/png, expected audio');
+    const error = await contentRefusal(fetcher().fetch(main.url('/png'), audio));
+    expect(error).toMatchObject({ kind: 'unsupported_media', message: 'voice_url: got image/png, expected audio' });
   });
 
   it('refuses unrecognised bytes', async () => {
-    const error = await failure(fetcher().fetch(main.url('/garbage'), documents));
-    expect(error.kind).toBe('unsupported_media');
+    const error = await contentRefusal(fetcher().fetch(main.url('/garbage'), documents));
+    expect(error).toMatchObject({ kind: 'unsupported_media', message: 'file 1: unrecognised file type' });
   });
 
   it('refuses an empty body', async () => {
-    const error = await failure(fetcher().fetch(main.url('/empty'), documents));
-    expect(error.kind).toBe('unsupported_media');
-    expect(error.message).toBe('file 1: empty file');
+    const error = await contentRefusal(fetcher().fetch(main.url('/empty'), documents));
+    expect(error).toMatchObject({ kind: 'unsupported_media', message: 'file 1: empty file' });
+  });
+});
+
+describe("the gateway's own files", () => {
+  const own = 'http://gateway.local/files/own';
+  const read = async (url: string) => (url === own ? PNG : undefined);
+
+  it('reads its own URL from the store, and fetches any other', async () => {
+    const local = withLocalFiles(fetcher({ allowLoopback: false }), read);
+    expect((await local.fetch(own, documents)).bytes.equals(PNG)).toBe(true);
+    expect((await failure(local.fetch(main.url('/png'), documents))).kind).toBe('forbidden_url');
+  });
+
+  it('says what is wrong with a file it holds: no network was asked', async () => {
+    const error = await failure(withLocalFiles(fetcher(), read).fetch(own, audio));
+    expect(error).toMatchObject({ kind: 'unsupported_media', message: 'voice_url: got image/png, expected audio' });
   });
 });

@@ -56,6 +56,18 @@ describe('the blob store on SQLite (files beside the database)', () => {
     expect(await readdir(blobDir)).toEqual([meta.key]);
   });
 
+  it('stores a file by copying it, private, with its size, and leaves the file to the caller', async () => {
+    const source = join(dataDir, 'upload');
+    await writeFile(source, pdf);
+    const meta = await store.putFile(source, { contentType: 'application/pdf', ttlSeconds: 60 });
+
+    expect(meta).toMatchObject({ contentType: 'application/pdf', size: pdf.length });
+    expect(await readAll((await store.open(meta.key))!.stream)).toEqual(pdf);
+    expect((await stat(join(blobDir, meta.key))).mode & 0o777).toBe(0o600);
+    expect(await readdir(blobDir)).toEqual([meta.key]);
+    expect((await stat(source)).size).toBe(pdf.length);
+  });
+
   it('gives each blob its own key', async () => {
     const first = await store.put(pdf, { contentType: 'application/pdf', ttlSeconds: 60 });
     const second = await store.put(pdf, { contentType: 'application/pdf', ttlSeconds: 60 });

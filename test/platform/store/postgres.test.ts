@@ -4,14 +4,14 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADVICE_JOB_MIGRATIONS } from '../../../src/operations/report-advice-draft/job-store.js';
-import { ARTIFACT_MIGRATIONS, BLOB_MIGRATIONS, SECRET_MIGRATIONS } from '../../../src/platform/store/index.js';
+import { ARTIFACT_MIGRATIONS, AUDIT_MIGRATIONS, BLOB_MIGRATIONS, SECRET_MIGRATIONS } from '../../../src/platform/store/index.js';
 import { postgresMissing, startPostgres, withClient, type TestPostgres } from '../../../scripts/lib/postgres.js';
 import { openGatewayStores } from '../../support/store-backends.js';
 import { describeWithTools } from '../../support/tools.js';
 
 const openReplica = (url: string) => openGatewayStores('/nonexistent-unused', { url, poolSize: 4 });
 type Stores = Awaited<ReturnType<typeof openReplica>>;
-const GATEWAY_MIGRATIONS = [...ARTIFACT_MIGRATIONS, ...BLOB_MIGRATIONS, ...SECRET_MIGRATIONS, ...ADVICE_JOB_MIGRATIONS];
+const GATEWAY_MIGRATIONS = [...ARTIFACT_MIGRATIONS, ...BLOB_MIGRATIONS, ...SECRET_MIGRATIONS, ...AUDIT_MIGRATIONS, ...ADVICE_JOB_MIGRATIONS];
 
 async function replicas(url: string, count: number): Promise<Stores[]> {
   return Promise.all(Array.from({ length: count }, () => openReplica(url)));
