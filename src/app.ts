@@ -80,6 +80,7 @@ async function startServices({ config, logger, operations = GATEWAY_OPERATIONS, 
     ...(config.security.fileSigningSecret ? { signingSecret: config.security.fileSigningSecret } : {}),
     ...(databaseUrl ? { database: { url: databaseUrl, poolSize: config.server.databasePoolSize } } : {}),
     migrations: operations.flatMap((operation) => operation.migrations ?? []),
+    logger,
   });
   await sweepWhatAKilledGatewayLeft(stores, logger);
   const metrics = new Metrics(
@@ -90,6 +91,7 @@ async function startServices({ config, logger, operations = GATEWAY_OPERATIONS, 
     },
     ENGINE_NAMES,
   );
+  metrics.observeStore(stores.database);
   const limiters = Object.fromEntries(
     ENGINE_NAMES.map((name) => [name, new Limiter(name, config[name], metrics.limiterObserver(name))]),
   ) as Record<EngineName, Limiter>;
@@ -148,7 +150,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     discardWithinMs: UNREAD_BODY_DISCARD_MS,
   });
   await app.register(docsRoutes, { version: VERSION, publicBaseUrl: config.server.publicBaseUrl });
-  await app.register(healthRoutes, { engines: services.engines, metrics: services.metrics, config, auth });
+  await app.register(healthRoutes, { engines: services.engines, metrics: services.metrics, config, auth, store: services.stores.database });
   await app.register(fileRoutes, { stores: services.stores });
   await app.register(aiRoutes, {
     prefix: AI_PREFIX,

@@ -58,6 +58,11 @@ export const ERROR_KINDS = {
     retryable: true,
     when: "the engine's queue is full (`Retry-After` says when to retry), the files being downloaded held `FETCH_MAX_IN_FLIGHT_BYTES` for longer than `FETCH_QUEUE_TIMEOUT_MS`, or the gateway is shutting down",
   },
+  store_unavailable: {
+    status: 503,
+    retryable: true,
+    when: "the gateway's database (PostgreSQL, `DATABASE_URL`) cannot be reached, e.g. while it restarts or fails over: nothing was stored; `Retry-After` says when to retry",
+  },
   timeout: { status: 504, retryable: true, when: "the request waited past the engine's queue deadline, or ran past its time limit" },
 } as const satisfies Record<string, { status: number; retryable: boolean; when: string }>;
 

@@ -59,6 +59,13 @@ export interface TestPostgres {
   url: string;
   /** A new empty database on this server; its URL. */
   createDatabase(): Promise<string>;
+  /**
+   * Stops the server, keeping its data: `fast` ends every session first (a restart), `immediate`
+   * quits at once like a crash (recovered from the WAL when it starts again).
+   */
+  halt(mode?: 'fast' | 'immediate'): Promise<void>;
+  /** Starts the halted server again, on the same port with the same data. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -66,7 +73,8 @@ let databases = 0;
 
 /**
  * initdb + postgres on a free loopback port. Durability is off (a test cluster is thrown away)
- * unless `durable`: benchmarks compare it with SQLite's synchronous=FULL, so it commits to disk.
+ * unless `durable`: benchmarks compare it with SQLite's synchronous=FULL, so it commits to disk,
+ * and a test that crashes the server (`halt('immediate')`) must keep what it acknowledged.
  */
 export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const binDir = postgresBinDir();
@@ -78,7 +86,7 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   const initArgs = ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '-E', 'UTF8', '--no-sync', '--locale=C'];
   await run(...command(binDir, 'initdb', initArgs, user));
   const durability = options.durable ? [] : ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
-  const { server, url } = await onFreePort(async (port) => {
+  const launch = async (port: number) => {
     const settings = ['listen_addresses=127.0.0.1', `port=${port}`, `unix_socket_directories=${dir}`, 'max_connections=200', ...durability];
     const [postgres, args] = command(binDir, 'postgres', ['-D', dataDir, ...settings.flatMap((setting) => ['-c', setting])], user);
     const started = spawn(postgres, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -92,16 +100,25 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
       await stopServer(started);
       throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${log}`);
     }
-  }).catch(async (error: unknown) => {
+  };
+  const first = await onFreePort(launch).catch(async (error: unknown) => {
     await rm(dir, { recursive: true, force: true });
     throw error;
   });
+  const url = first.url;
+  let server = first.server;
   return {
     url,
     async createDatabase() {
       const name = `test_${process.pid}_${++databases}`;
       await withClient(url, (client) => client.query(`CREATE DATABASE ${name}`));
       return url.replace(/\/postgres$/, `/${name}`);
+    },
+    async halt(mode = 'fast') {
+      await stopServer(server, mode);
+    },
+    async resume() {
+      server = (await launch(Number(new URL(url).port))).server;
     },
     async stop() {
       await stopServer(server);
@@ -124,11 +141,14 @@ async function waitUntilAccepting(url: string, server: ChildProcess): Promise<vo
   }
 }
 
-/** SIGINT is PostgreSQL's fast shutdown: sessions are ended, the server exits at once. */
-async function stopServer(server: ChildProcess): Promise<void> {
+/** PostgreSQL's shutdown modes, by the signal that asks for them. */
+const SHUTDOWN_SIGNALS = { fast: 'SIGINT', immediate: 'SIGQUIT' } as const;
+
+/** Fast shutdown: sessions are ended, the server exits at once. Immediate: it quits without ending them. */
+async function stopServer(server: ChildProcess, mode: keyof typeof SHUTDOWN_SIGNALS = 'fast'): Promise<void> {
   if (server.exitCode !== null || server.signalCode !== null) return;
   const exited = once(server, 'exit');
-  server.kill('SIGINT');
+  server.kill(SHUTDOWN_SIGNALS[mode]);
   await exited;
 }
 

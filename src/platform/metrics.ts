@@ -4,6 +4,7 @@ import type { ByteBudget } from './fetch/budget.js';
 import type { LimiterObserver } from './limiter.js';
 import { childProcessMemory, type ChildMemory } from './process/index.js';
 import { RecentTraffic } from './recent-traffic.js';
+import type { StoreDatabase } from './store/index.js';
 
 export interface EngineGauges {
   status(name: EngineName): EngineStatus;
@@ -108,6 +109,19 @@ export class Metrics {
       (child) => child.residentBytes,
     );
     perCommand('gateway_child_processes', "The gateway's child processes running now, by command", () => 1);
+  }
+
+  /** Per channel the store LISTENs on (replicas on PostgreSQL): whether its connection is open. */
+  observeStore(database: Pick<StoreDatabase, 'listening'>): void {
+    new Gauge({
+      name: 'gateway_store_listen_connected',
+      help: "1 while the store's LISTEN connection on a channel is open, 0 while it is being reopened (work is then found by polling)",
+      labelNames: ['channel'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const { channel, connected } of database.listening()) this.set({ channel }, connected ? 1 : 0);
+      },
+    });
   }
 
   /** Bytes the downloads in flight hold (FETCH_MAX_IN_FLIGHT_BYTES), and downloads waiting for room. */

@@ -18,7 +18,7 @@ describe('/healthz and /readyz', () => {
   });
   afterAll(() => rm(modelsDir, { recursive: true, force: true }));
 
-  it('is ready with no engine configured, and lists every engine with its reason', async () => {
+  it('is ready with no engine configured, and lists every engine with its reason and the store', async () => {
     const gateway = await startGateway();
     try {
       expect((await gateway.app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });
@@ -27,6 +27,7 @@ describe('/healthz and /readyz', () => {
       const { engines } = ready.json();
       expect(Object.keys(engines).sort()).toEqual(['asr', 'llm', 'ocr']);
       expect(engines.llm).toMatchObject({ state: 'unavailable', configured: false, reason: expect.stringContaining('LLM_MODEL') });
+      expect(ready.json().store).toEqual({ state: 'ready' });
     } finally {
       await gateway.close();
     }

@@ -26,11 +26,14 @@ export function adviceMetrics(registry: Registry, countByState: () => Promise<Re
   // `dead` stays visible until the job is purged.
   new Gauge({
     name: 'gateway_advice_jobs',
-    help: 'AI-3 jobs in the store by state',
+    help: 'AI-3 jobs in the store by state; absent while the store cannot be read',
     labelNames: ['state'] as const,
     registers: [registry],
     async collect() {
-      for (const [state, count] of Object.entries(await countByState())) this.set({ state }, count);
+      // While the database is unreachable the other series still matter most: these are left out, not stale.
+      const counts = await countByState().catch(() => undefined);
+      this.reset();
+      for (const [state, count] of Object.entries(counts ?? {})) this.set({ state }, count);
     },
   });
   return {

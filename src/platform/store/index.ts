@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { createLogger, type Logger } from '../logger.js';
 import { SqlArtifactStore, ARTIFACT_MIGRATIONS, type ArtifactStore } from './artifacts.js';
 import { AUDIT_MIGRATIONS, SqlAuditStore, type AuditStore } from './audit.js';
 import { BLOB_MIGRATIONS, BlobsInFiles, blobsInRows, SqlBlobStore, type BlobBytes, type BlobStore } from './blobs.js';
@@ -39,6 +40,8 @@ export interface StoreOptions {
   database?: { url: string; poolSize: number };
   /** The tables of the stores operations keep, migrated with the gateway's own. */
   migrations?: readonly Migration[];
+  /** Where PostgreSQL's LISTEN connection says it broke and is back; silent without. */
+  logger?: Logger;
 }
 
 export async function openStores(opts: StoreOptions): Promise<Stores> {
@@ -55,7 +58,7 @@ async function openSqliteStores(opts: StoreOptions): Promise<Stores> {
 }
 
 async function openPostgresStores(opts: StoreOptions, connection: { url: string; poolSize: number }): Promise<Stores> {
-  const database = postgresStoreDatabase(connection.url, connection.poolSize);
+  const database = postgresStoreDatabase(connection.url, connection.poolSize, opts.logger ?? createLogger('silent'));
   return withDatabase(database, async () => {
     // The file-link key lives in the database every replica shares (on SQLite, in the data folder).
     await migrate(database, [...ARTIFACT_MIGRATIONS, ...BLOB_MIGRATIONS, ...SECRET_MIGRATIONS, ...AUDIT_MIGRATIONS, ...(opts.migrations ?? [])]).catch(

@@ -48,6 +48,7 @@ export function sqliteStoreDatabase(connection: Database.Database): StoreDatabas
     sharedByReplicas: false,
     notify: async () => undefined,
     listen: async () => undefined,
+    listening: () => [],
     close: async () => void connection.close(),
   };
 }
