@@ -108,7 +108,7 @@ async function deidentifyPage(
       ...(closer ? { alsoRead: [closer] } : {}),
       format,
       timeStage,
-      dataByEachReader: (image, rotation, dataIn) => dataByEachReader(image, context, rotation, dataIn),
+      dataByEachReader: (image, lie, dataIn) => dataByEachReader(image, context, lie, dataIn),
       minReadShare: context.deidentification.minReadShare,
       onReadShare: (reader, share) => context.deidentification.observer.readShare(reader, share),
     });

@@ -13,13 +13,20 @@
  * camera whose focal length is the photo's longer side, as a phone's about is): without it a
  * line seen at 45° keeps characters 0.7 of their height, and the recogniser misreads them.
  */
-import type { Point, Quad, Size } from '../plane.js';
+import type { PagePerspective } from '../../types.js';
+import { turnPoint, type Point, type Quad, type Size } from '../plane.js';
 import { distance, homography, type Homography } from './geometry.js';
 
 /** The plane's perspective about a frame's centre, in that frame's pixels. */
-export interface Perspective {
-  p: number;
-  q: number;
+export type Perspective = PagePerspective;
+
+/**
+ * The same perspective in the frame turned a quarter turn (`quarter` degrees clockwise) about its
+ * centre: p·x + q·y is kept when (x, y) and (p, q) turn alike.
+ */
+export function turnedPerspective({ p, q }: Perspective, quarter: number): Perspective {
+  const point = turnPoint({ x: p, y: q }, quarter, { width: 0, height: 0 }, { width: 0, height: 0 });
+  return { p: point.x, q: point.y };
 }
 
 /** Lines fitted: at least this many, and as long as this many times their height (short ones point anywhere). */

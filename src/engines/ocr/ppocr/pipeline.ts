@@ -11,11 +11,11 @@
  * de-identification audit) is turned by it and read upright.
  */
 import ort from 'onnxruntime-node';
-import type { OcrPage } from '../../types.js';
+import type { OcrPage, PageLie, PagePerspective } from '../../types.js';
 import { detectionInput, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
 import { decodeRgb, warpRgb, type RgbImage } from './image.js';
 import { homography, project } from './geometry.js';
-import { estimatePerspective, flatView } from './perspective.js';
+import { estimatePerspective, flatView, turnedPerspective } from './perspective.js';
 import { readAlphabet, type PpOcrModelFiles } from './models.js';
 import { pageRotation, straighteningTurn } from './orientation.js';
 import { boundingBox, normalDegrees, quadOf, turnedSize, turnPoint, unturnPoint, type Point, type Quad } from '../plane.js';
@@ -82,29 +82,30 @@ export async function releaseModels(models: PpOcrModels): Promise<void> {
 }
 
 /**
- * Reads one page image (any format sharp reads); `rotation`, when known, is taken instead of
+ * Reads one page image (any format sharp reads); its `lie`, when known, is taken instead of
  * found. Stops with the signal's reason before the next model call once `signal` aborts.
  */
-export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings: PipelineSettings, rotation: number | undefined, signal: AbortSignal): Promise<OcrPage> {
+export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings: PipelineSettings, lie: PageLie | undefined, signal: AbortSignal): Promise<OcrPage> {
   const sent = await decodeRgb(bytes, PAGE_MARGIN);
   const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
   const linesAt = (turn: number) => detectLines(models, bytes, sent, detectionTurn(turn), settings, signal);
-  let turn = rotation ?? 0;
+  let turn = lie?.rotation ?? 0;
   let lines = await linesAt(turn);
-  if (rotation === undefined) {
+  if (lie === undefined) {
     turn = straighteningTurn(lines.probability, lines.input, settings.detection.threshold);
     if (detectionTurn(turn) !== lines.turn) lines = await linesAt(turn);
   }
-  lines = (await flatLines(models, sent, lines, turn, settings, signal)) ?? lines;
+  lines = (await flatLines(models, sent, lines, turn, lie, settings, signal)) ?? lines;
   const flips = await upsideDown(models.classifier, sent, lines.cuts, settings.batchSize, makeTensor, signal);
   const flipped = mostlyUpsideDown(lines.cuts.map((cut) => cut.quad), flips);
   const asRead = flipped ? lines.cuts.map((cut) => ({ ...cut, quad: turnedHalf(cut.quad) })) : lines.cuts;
   const readings = await readLines(models.recogniser, sent, asRead, models.alphabet, settings.batchSize, makeTensor, signal);
   const straight = turnedSize(source, turn);
   const turnedBy = (quad: Quad) => quad.map((p) => turnPoint(p, turn, source, straight)) as Quad;
-  const quarter = rotation === undefined ? pageRotation(readings.map((reading) => ({ quad: turnedBy(reading.quad), chars: reading.chars.length }))) : 0;
+  const quarter = lie === undefined ? pageRotation(readings.map((reading) => ({ quad: turnedBy(reading.quad), chars: reading.chars.length }))) : 0;
   const page = assemblePage(readings, { source, margin: PAGE_MARGIN, rotation: turn + quarter, upright: turnedSize(source, turn + quarter) });
-  return { ...page, detectionScale: lines.scale };
+  const perspective = lines.perspective && turnedPerspective(lines.perspective, quarter);
+  return { ...page, detectionScale: lines.scale, ...(perspective ? { perspective } : {}) };
 }
 
 /**
@@ -132,6 +133,8 @@ interface DetectedLines {
   cuts: LineCut[];
   /** Detector pixels per page pixel (of its nearest text, in a flat view), at most 1. */
   scale: number;
+  /** The perspective of the turned page, when the lines were detected in its flat view. */
+  perspective?: PagePerspective;
 }
 
 /** Page pixels per detector pixel, as DetectedLines.scale. */
@@ -170,9 +173,18 @@ const FLAT_VIEW_SIDE = 1.5;
  * The lines of a page photographed at a slant, detected again in its flat view (see
  * perspective.ts) and carried back onto the page as sent, each with its proportions on the paper;
  * undefined for a page whose lines (`lines`, of the page turned `turn` degrees) show no
- * perspective that matters.
+ * perspective that matters. A page whose lie is `known` is seen in the flat view of its known
+ * perspective, or in none.
  */
-async function flatLines(models: PpOcrModels, sent: RgbImage, lines: DetectedLines, turn: number, settings: PipelineSettings, signal: AbortSignal): Promise<DetectedLines | undefined> {
+async function flatLines(
+  models: PpOcrModels,
+  sent: RgbImage,
+  lines: DetectedLines,
+  turn: number,
+  known: PageLie | undefined,
+  settings: PipelineSettings,
+  signal: AbortSignal,
+): Promise<DetectedLines | undefined> {
   const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
   const straight = turnedSize(source, turn);
   const toStraight = (p: Point) => turnPoint({ x: p.x - PAGE_MARGIN, y: p.y - PAGE_MARGIN }, turn, source, straight);
@@ -181,7 +193,7 @@ async function flatLines(models: PpOcrModels, sent: RgbImage, lines: DetectedLin
     return { x: x + PAGE_MARGIN, y: y + PAGE_MARGIN };
   };
   const quads = lines.cuts.map((cut) => cut.quad.map(toStraight) as Quad);
-  const perspective = estimatePerspective(quads, straight);
+  const perspective = known ? known.perspective : estimatePerspective(quads, straight);
   if (!perspective) return undefined;
   const text = boundingBox(quads.flat());
   const around = quadOf({ x0: Math.max(0, text.x0), y0: Math.max(0, text.y0), x1: Math.min(straight.width, text.x1), y1: Math.min(straight.height, text.y1) });
@@ -199,7 +211,7 @@ async function flatLines(models: PpOcrModels, sent: RgbImage, lines: DetectedLin
   const input = await detectionInput(image, Math.max(image.width, image.height));
   const { probability, quads: flatQuads } = await detect(models, input, settings, signal);
   const cuts = flatQuads.map((quad) => ({ quad: quad.map((p) => project(fromFlat, p)) as Quad, aspect: cutAlong(quad).aspect }));
-  return { turn, probability, input, cuts, scale: view.scale };
+  return { turn, probability, input, cuts, scale: view.scale, perspective };
 }
 
 /**

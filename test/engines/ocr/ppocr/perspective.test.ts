@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { distance, project } from '../../../../src/engines/ocr/ppocr/geometry.js';
-import { estimatePerspective, flatView } from '../../../../src/engines/ocr/ppocr/perspective.js';
-import { boundingBox, quadOf, type Point, type Quad } from '../../../../src/engines/ocr/plane.js';
+import { estimatePerspective, flatView, turnedPerspective } from '../../../../src/engines/ocr/ppocr/perspective.js';
+import { boundingBox, quadOf, turnPoint, type Point, type Quad } from '../../../../src/engines/ocr/plane.js';
 
 const PAGE = { width: 1200, height: 1600 };
 
@@ -95,5 +95,18 @@ describe("a page's perspective, from its lines", () => {
 
   it('draws no flat view where the vanishing line comes near the text', () => {
     expect(flatView({ p: 0, q: 1 / 500 }, PAGE, quadOf({ x0: 0, y0: 0, x1: PAGE.width, y1: PAGE.height }), 1600, { scale: 1, maxSide: 4000 })).toBeUndefined();
+  });
+
+  it.each([90, 180, 270])('is the same vanishing line in the page turned a further %i°', (quarter) => {
+    const perspective = { p: 2e-4, q: -5e-4 };
+    const turned = turnedPerspective(perspective, quarter);
+    const frame = { width: 1200, height: 1600 };
+    const upright = quarter === 180 ? frame : { width: 1600, height: 1200 };
+    for (const point of [{ x: 100, y: 200 }, { x: 1100, y: 1500 }, { x: 600, y: 50 }]) {
+      const moved = turnPoint(point, quarter, frame, upright);
+      const before = 1 + perspective.p * (point.x - 600) + perspective.q * (point.y - 800);
+      const after = 1 + turned.p * (moved.x - upright.width / 2) + turned.q * (moved.y - upright.height / 2);
+      expect(after).toBeCloseTo(before, 9);
+    }
   });
 });
