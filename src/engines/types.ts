@@ -113,6 +113,11 @@ export interface RecognizeOptions {
    * in scaling, such as the far rows of a photo taken at a slant.
    */
   closerLook?: boolean;
+  /**
+   * Read a page photographed at a slant as it lies, not in its flat view: the two views read the
+   * far rows' faint print differently, and de-identification paints what either finds.
+   */
+  asItLies?: boolean;
 }
 
 export interface OcrEngine extends Engine {

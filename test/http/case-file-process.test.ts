@@ -295,8 +295,8 @@ class FormOcr implements OcrEngine {
 class AskewPhotoOcr implements OcrEngine {
   readonly name = 'ocr' as const;
   readonly looks: boolean[] = [];
-  /** How each reading was told the page lies (nothing: it found out). */
-  readonly lies: Array<Pick<RecognizeOptions, 'rotation' | 'perspective'>> = [];
+  /** How each reading was told the page lies (nothing: it found out), and whether to read it as it lies. */
+  readonly lies: Array<Pick<RecognizeOptions, 'rotation' | 'perspective' | 'asItLies'>> = [];
 
   constructor(
     private readonly turn: number,
@@ -314,8 +314,9 @@ class AskewPhotoOcr implements OcrEngine {
   async recognize(image: Buffer, _signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
     const { width = 0, height = 0 } = await sharp(image).metadata();
     this.looks.push(options?.closerLook === true);
-    this.lies.push({ ...(options?.rotation === undefined ? {} : { rotation: options.rotation }), ...(options?.perspective ? { perspective: options.perspective } : {}) });
-    const found = options?.rotation === undefined && this.perspective ? { perspective: this.perspective } : {};
+    const { rotation, perspective, asItLies } = options ?? {};
+    this.lies.push({ ...(rotation === undefined ? {} : { rotation }), ...(perspective ? { perspective } : {}), ...(asItLies ? { asItLies } : {}) });
+    const found = rotation === undefined && !asItLies && this.perspective ? { perspective: this.perspective } : {};
     const word = (text: string, x0: number, x1: number, y0: number, line: number) => ({ text, confidence: 90, box: { x0, y0, x1, y1: y0 + 40 }, line });
     const words = [word('临床诊断:右肺上叶浸润性腺癌伴纵隔淋巴结转移', 100, 900, 200, 0), ...(options?.closerLook ? [word('姓名:', 100, 200, 100, 1), word('张三', 210, 290, 100, 1)] : [])];
     return { text: '', words, width, height, confidence: 90, rotation: options?.rotation ?? this.turn, deskewRadians: 0, ...found };
@@ -492,13 +493,15 @@ describe('the self-audit', () => {
     });
   });
 
-  it('audits a photo taken at a slant as the first reading saw it: at its turn, in its flat view', async () => {
+  it('looks closer at a photo taken at a slant both flat and as it lies, and audits it as the first reading saw it: at its turn, in its flat view', async () => {
     const perspective = { p: 2e-4, q: 5e-4 };
     const slanted = new AskewPhotoOcr(30, perspective);
     await withEngines({ ocr: slanted }, async (gateway) => {
-      const { status } = await post(gateway, [file(1, 'report1.png')]);
+      const { status, json } = await post(gateway, [file(1, 'report1.png')]);
       expect(status).toBe(200);
-      expect(slanted.lies).toEqual([{}, {}, { rotation: 30, perspective }]);
+      expect(json.results[0].page_redactions).toEqual([{ name: 1 }]);
+      expect(slanted.looks).toEqual([false, true, true, false]);
+      expect(slanted.lies).toEqual([{}, {}, { asItLies: true }, { rotation: 30, perspective }]);
     });
   });
 

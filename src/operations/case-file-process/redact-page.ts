@@ -144,11 +144,14 @@ export async function redactPage(work: PageWork): Promise<RedactedPage> {
   );
 }
 
-/** The data the other readings find besides, not under the first reading's paint already. */
+/** The data the other readings find besides, each not under the paint of the readings before it already. */
 function withOtherReadings(located: Located[], work: PageWork): Located[] {
-  const paint = located.map((item) => item.box);
-  const others = (work.alsoRead ?? []).flatMap((reading) => locate(reading, work.raster, 'any'));
-  return [...located, ...others.filter((item) => coveredShare(item.core, paint) < COVERED)];
+  const all = [...located];
+  for (const reading of work.alsoRead ?? []) {
+    const paint = all.map((item) => item.box);
+    all.push(...locate(reading, work.raster, 'any').filter((item) => coveredShare(item.core, paint) < COVERED));
+  }
+  return all;
 }
 
 /**

@@ -81,11 +81,17 @@ export async function releaseModels(models: PpOcrModels): Promise<void> {
   await Promise.all([models.detector.release(), models.classifier.release(), models.recogniser.release()]);
 }
 
+/** How a page is read: as it is known to lie (from an earlier reading) or found; `asItLies`: never in a flat view. */
+export interface ReadHow {
+  lie?: PageLie;
+  asItLies?: boolean;
+}
+
 /**
- * Reads one page image (any format sharp reads); its `lie`, when known, is taken instead of
- * found. Stops with the signal's reason before the next model call once `signal` aborts.
+ * Reads one page image (any format sharp reads). Stops with the signal's reason before the next
+ * model call once `signal` aborts.
  */
-export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings: PipelineSettings, lie: PageLie | undefined, signal: AbortSignal): Promise<OcrPage> {
+export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings: PipelineSettings, { lie, asItLies }: ReadHow, signal: AbortSignal): Promise<OcrPage> {
   const sent = await decodeRgb(bytes, PAGE_MARGIN);
   const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
   const linesAt = (turn: number) => detectLines(models, bytes, sent, detectionTurn(turn), settings, signal);
@@ -95,7 +101,7 @@ export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings:
     turn = straighteningTurn(lines.probability, lines.input, settings.detection.threshold);
     if (detectionTurn(turn) !== lines.turn) lines = await linesAt(turn);
   }
-  lines = (await flatLines(models, sent, lines, turn, lie, settings, signal)) ?? lines;
+  if (!asItLies) lines = (await flatLines(models, sent, lines, turn, lie, settings, signal)) ?? lines;
   const flips = await upsideDown(models.classifier, sent, lines.cuts, settings.batchSize, makeTensor, signal);
   const flipped = mostlyUpsideDown(lines.cuts.map((cut) => cut.quad), flips);
   const asRead = flipped ? lines.cuts.map((cut) => ({ ...cut, quad: turnedHalf(cut.quad) })) : lines.cuts;
