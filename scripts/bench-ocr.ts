@@ -100,7 +100,7 @@ async function modelSeconds(models: PpOcrModels, paths: string[], settings: Pipe
   const seconds: number[] = [];
   for (const path of paths) {
     spent = 0;
-    await readPage(timedModels, await readFile(path), settings, undefined, new AbortController().signal);
+    await readPage(timedModels, await readFile(path), settings, {}, new AbortController().signal);
     seconds.push(spent / 1000);
   }
   return seconds;
@@ -138,7 +138,7 @@ async function main(): Promise<void> {
     await gateway.caseOcr([pathOf(PAGES[0]!)]); // warm-up
     const viaGateway = await measure(pages, workers, async (path) => (await gateway.caseOcr([path])).body.ocr_results[0]!.ocr_result);
     const settings: PipelineSettings = { detection: DETECTION_DEFAULTS, batchSize: 1, threads: 1, device: 'cpu' };
-    const raw = await measure(pages, workers, async (path) => (await readPage(models, await readFile(path), settings, undefined, new AbortController().signal)).text);
+    const raw = await measure(pages, workers, async (path) => (await readPage(models, await readFile(path), settings, {}, new AbortController().signal)).text);
     const native = await measure(pages, workers, (path) => nativeTesseract(path, langs));
     console.log('(photos: the share of their 7 identifiers not read, in the CER columns)');
     console.log('page'.padEnd(28), 'gateway ms'.padStart(11), 'raw ms'.padStart(8), 'native ms'.padStart(10), 'gateway CER'.padStart(12), 'raw CER'.padStart(8), 'native CER'.padStart(11));

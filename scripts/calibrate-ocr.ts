@@ -70,7 +70,7 @@ async function lineCrops(pages: Buffer[]): Promise<ort.Tensor[]> {
     },
   });
   const settings = { detection: DETECTION_DEFAULTS, batchSize: 1, threads: 2, device: 'cpu' as const };
-  for (const page of pages) await readPage({ ...models, recogniser }, page, settings, undefined, new AbortController().signal);
+  for (const page of pages) await readPage({ ...models, recogniser }, page, settings, {}, new AbortController().signal);
   return crops;
 }
 

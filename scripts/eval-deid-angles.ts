@@ -6,6 +6,7 @@
  * first reading's text each audit reader read again (gateway_deid_audit_read_share).
  *
  *   npm run eval:deid-angles [-- --only photos] [-- --angles 0,45,90] [-- --tilts 30,45]
+ *   (`--angles=` alone: no turns, only the tilts; `--tilts=`: no tilts)
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -96,7 +97,7 @@ async function evaluate(gateway: OcrEvalGateway, dir: string, item: Source, how:
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { only: { type: 'string' }, angles: { type: 'string' }, tilts: { type: 'string', default: '30,45' } } });
-  const angles = values.angles ? values.angles.split(',').map(Number) : Array.from({ length: 24 }, (_, i) => i * 15);
+  const angles = values.angles !== undefined ? values.angles.split(',').filter(Boolean).map(Number) : Array.from({ length: 24 }, (_, i) => i * 15);
   const tilts = values.tilts ? values.tilts.split(',').filter(Boolean).map(Number) : [];
   const selected = await sources(values.only);
   const gateway = await startOcrEvalGateway({ OCR_WORKERS: '1' });

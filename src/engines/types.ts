@@ -59,6 +59,15 @@ export interface OcrWord {
  * centre (tesseract's own small correction); `width`/`height` are of the turned image.
  * Chinese boxes can be a dozen pixels off, so redaction pads them.
  */
+/** How a page lies, as a reading found it: its turn, and its perspective in the page so turned. */
+export type PageLie = Pick<OcrPage, 'rotation' | 'perspective'>;
+
+/** A page's perspective: the vanishing line 1 + p·x + q·y = 0, about the centre of the frame it is given in. */
+export interface PagePerspective {
+  p: number;
+  q: number;
+}
+
 export interface OcrPage {
   text: string;
   words: OcrWord[];
@@ -71,6 +80,11 @@ export interface OcrPage {
   /** Degrees clockwise, 0 to 360: any angle for a photo taken askew, a quarter turn for a scan. */
   rotation: number;
   deskewRadians: number;
+  /**
+   * When the page was photographed at a slant and read in its flat view: its plane's perspective
+   * in this frame (the vanishing line 1 + p·x + q·y = 0, x and y in pixels from the frame's centre).
+   */
+  perspective?: PagePerspective;
   /**
    * Detector pixels per page pixel when the reader found the lines at a smaller scale than the
    * page's own (PP-OCR scales a page to OCR_DET_MAX_SIDE): small print may have been lost there.
@@ -88,6 +102,8 @@ export type AuditReader = 'first' | 'independent';
 export interface RecognizeOptions {
   /** Read the image turned this many degrees clockwise (known from an earlier reading) instead of finding how it lies. */
   rotation?: OcrPage['rotation'];
+  /** With `rotation`: read the page in the flat view of this perspective (in the turned page), as an earlier reading did. */
+  perspective?: PagePerspective;
   reader?: AuditReader;
   /** The page is read for de-identification: an engine that reads tables poorly may erase ruling lines first (tesseract does). */
   eraseRulingLines?: boolean;
@@ -97,6 +113,11 @@ export interface RecognizeOptions {
    * in scaling, such as the far rows of a photo taken at a slant.
    */
   closerLook?: boolean;
+  /**
+   * Read a page photographed at a slant as it lies, not in its flat view: the two views read the
+   * far rows' faint print differently, and de-identification paints what either finds.
+   */
+  asItLies?: boolean;
 }
 
 export interface OcrEngine extends Engine {

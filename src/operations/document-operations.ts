@@ -4,7 +4,7 @@
  */
 import type { FileReference } from '../contract/common.js';
 import { openDocument, type OpenedDocument } from '../documents/index.js';
-import type { AuditReader, OcrPage, RecognizeOptions } from '../engines/types.js';
+import type { AuditReader, OcrPage, PageLie, RecognizeOptions } from '../engines/types.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import type { SniffedMedia } from '../platform/fetch/index.js';
 import { runAtMost } from '../platform/concurrency.js';
@@ -104,18 +104,19 @@ export function recognize(image: Buffer, context: OperationContext, options?: Re
 /**
  * The data `dataIn` finds in one image read by each reader the OCR engine has in turn (the
  * first, then the independent one), in one turn of the limiter, as de-identification reads (see
- * RecognizeOptions.eraseRulingLines) at a known turn, up to the first reader that finds some: the
+ * RecognizeOptions.eraseRulingLines) as the page is known to lie, up to the first reader that finds some: the
  * readers after it are not asked, since painting what it found changes the page they would read.
  */
 export function dataByEachReader<T>(
   image: Buffer,
   context: OperationContext,
-  rotation: number,
+  lie: PageLie,
   dataIn: (reading: OcrPage, reader: AuditReader) => T[],
 ): Promise<T[]> {
+  const options = { rotation: lie.rotation, ...(lie.perspective ? { perspective: lie.perspective } : {}), eraseRulingLines: true };
   return context.engines.run('ocr', context.signal, async (engine, signal) => {
-    const found = dataIn(await engine.recognize(image, signal, { rotation, eraseRulingLines: true }), 'first');
+    const found = dataIn(await engine.recognize(image, signal, options), 'first');
     if (found.length || !engine.independentReader) return found;
-    return dataIn(await engine.recognize(image, signal, { rotation, eraseRulingLines: true, reader: 'independent' }), 'independent');
+    return dataIn(await engine.recognize(image, signal, { ...options, reader: 'independent' }), 'independent');
   });
 }

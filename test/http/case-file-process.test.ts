@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseFileProcessResponse } from '../../src/contract/case-files.js';
-import type { OcrEngine, OcrPage, RecognizeOptions } from '../../src/engines/types.js';
+import type { OcrEngine, OcrPage, PagePerspective, RecognizeOptions } from '../../src/engines/types.js';
 import { startFileServer, type FileServer, fileReference, type FileReferenceBody } from '../../scripts/lib/file-server.js';
 import { OCR_START_WITHIN_MS, startGateway, startOcrGateway, type TestGateway, postFiles } from '../../scripts/lib/gateway.js';
 import { DEID_FIXTURES, deidGroundTruth } from '../../scripts/lib/deid-fixtures.js';
@@ -288,14 +288,20 @@ class FormOcr implements OcrEngine {
 }
 
 /**
- * Reads a page as a photo taken askew (turned `turn` degrees), where only a closer look finds the
- * name: its readings at the turn found are a clinical line, the closer look the name beside it.
+ * Reads a page as a photo taken askew (turned `turn` degrees, and seen flat with `perspective`
+ * when given), where only a closer look finds the name: its readings at the turn found are a
+ * clinical line, the closer look the name beside it.
  */
 class AskewPhotoOcr implements OcrEngine {
   readonly name = 'ocr' as const;
   readonly looks: boolean[] = [];
+  /** How each reading was told the page lies (nothing: it found out), and whether to read it as it lies. */
+  readonly lies: Array<Pick<RecognizeOptions, 'rotation' | 'perspective' | 'asItLies'>> = [];
 
-  constructor(private readonly turn: number) {}
+  constructor(
+    private readonly turn: number,
+    private readonly perspective?: PagePerspective,
+  ) {}
 
   status() {
     return { state: 'ready' as const, configured: true, model: 'askew' };
@@ -308,9 +314,12 @@ class AskewPhotoOcr implements OcrEngine {
   async recognize(image: Buffer, _signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
     const { width = 0, height = 0 } = await sharp(image).metadata();
     this.looks.push(options?.closerLook === true);
+    const { rotation, perspective, asItLies } = options ?? {};
+    this.lies.push({ ...(rotation === undefined ? {} : { rotation }), ...(perspective ? { perspective } : {}), ...(asItLies ? { asItLies } : {}) });
+    const found = rotation === undefined && !asItLies && this.perspective ? { perspective: this.perspective } : {};
     const word = (text: string, x0: number, x1: number, y0: number, line: number) => ({ text, confidence: 90, box: { x0, y0, x1, y1: y0 + 40 }, line });
     const words = [word('临床诊断:右肺上叶浸润性腺癌伴纵隔淋巴结转移', 100, 900, 200, 0), ...(options?.closerLook ? [word('姓名:', 100, 200, 100, 1), word('张三', 210, 290, 100, 1)] : [])];
-    return { text: '', words, width, height, confidence: 90, rotation: options?.rotation ?? this.turn, deskewRadians: 0 };
+    return { text: '', words, width, height, confidence: 90, rotation: options?.rotation ?? this.turn, deskewRadians: 0, ...found };
   }
 }
 
@@ -481,6 +490,18 @@ describe('the self-audit', () => {
       const { json } = await post(gateway, [file(1, 'report1.png')]);
       expect(json.results[0].page_redactions).toEqual([{}]);
       expect(square.looks).toEqual([false, false]);
+    });
+  });
+
+  it('looks closer at a photo taken at a slant both flat and as it lies, and audits it as the first reading saw it: at its turn, in its flat view', async () => {
+    const perspective = { p: 2e-4, q: 5e-4 };
+    const slanted = new AskewPhotoOcr(30, perspective);
+    await withEngines({ ocr: slanted }, async (gateway) => {
+      const { status, json } = await post(gateway, [file(1, 'report1.png')]);
+      expect(status).toBe(200);
+      expect(json.results[0].page_redactions).toEqual([{ name: 1 }]);
+      expect(slanted.looks).toEqual([false, true, true, false]);
+      expect(slanted.lies).toEqual([{}, {}, { asItLies: true }, { rotation: 30, perspective }]);
     });
   });
 

@@ -98,17 +98,17 @@ async function deidentifyPage(
   const page = await document.page(index, { raster: true });
   const raster = page.raster!;
   const reading = page.kind === 'text' ? page.page : await timeStage('ocr', () => recognize(page.image, context, { eraseRulingLines: true }));
-  const closer = page.kind === 'image' && needsCloserLook(reading) ? await timeStage('ocr', () => closerLook(page.image, context)) : undefined;
+  const closer = page.kind === 'image' && needsCloserLook(reading) ? await timeStage('ocr', () => closerLooks(page.image, context)) : [];
   try {
     if (page.kind === 'image') requireReadable(reading, index, context.deidentification.minConfidence);
     const redacted = await redactPage({
       pageNumber: index + 1,
       raster,
       reading,
-      ...(closer ? { alsoRead: [closer] } : {}),
+      alsoRead: closer,
       format,
       timeStage,
-      dataByEachReader: (image, rotation, dataIn) => dataByEachReader(image, context, rotation, dataIn),
+      dataByEachReader: (image, lie, dataIn) => dataByEachReader(image, context, lie, dataIn),
       minReadShare: context.deidentification.minReadShare,
       onReadShare: (reader, share) => context.deidentification.observer.readShare(reader, share),
     });
@@ -152,10 +152,14 @@ const needsCloserLook = (reading: OcrPage) => !isQuarterTurn(reading.rotation) |
 /**
  * Such a page is read twice, the second time looking closer (its lines detected at its own
  * resolution, its lie found anew): what either reading finds is painted, each reading's boxes
- * carried to the page through its own turn.
+ * carried to the page through its own turn. A photo that closer look saw taken at a slant (read
+ * in its flat view) is read closer once more as it lies: the far rows' faint print reads
+ * differently in the two (a name read in one was lost in the other), and both are painted.
  */
-function closerLook(image: Buffer, context: DeidentificationContext): Promise<OcrPage> {
-  return recognize(image, context, { eraseRulingLines: true, closerLook: true });
+async function closerLooks(image: Buffer, context: DeidentificationContext): Promise<OcrPage[]> {
+  const closer = await recognize(image, context, { eraseRulingLines: true, closerLook: true });
+  if (!closer.perspective) return [closer];
+  return [closer, await recognize(image, context, { eraseRulingLines: true, closerLook: true, asItLies: true })];
 }
 
 function stageTimer(context: DeidentificationContext): TimeStage {

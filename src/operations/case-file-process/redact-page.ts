@@ -9,7 +9,8 @@
  * times slower) reads only pages the first reader found clean, each as delivered.
  *
  * The audit reads the page as the first reading established it lies: turned by the same angle
- * (straightened, upright), so a reader that cannot read askew text is not asked to. And it must
+ * (straightened, upright), and, where the first reading saw a photo taken at a slant flat, its
+ * first reader sees it in the same flat view, so a reader that cannot read askew text is not asked to. And it must
  * see: "nothing found" counts only from a reading that read, outside the paint, about as much of
  * the text as the first reading read there (see readShare); a reader that reads markedly less is
  * blind to this page, and the page is withheld as unreadable rather than passed as clean.
@@ -23,7 +24,7 @@
 import sharp from 'sharp';
 import type { PageRaster } from '../../documents/index.js';
 import { boundingBox, insideQuad, pointInQuad, type Quad } from '../../engines/ocr/index.js';
-import type { AuditReader, OcrPage } from '../../engines/types.js';
+import type { AuditReader, OcrPage, PageLie } from '../../engines/types.js';
 import { GatewayError } from '../../errors.js';
 import type { PersonalKind } from './detectors/index.js';
 import { padded, toRaster, type RasterFrame } from './geometry.js';
@@ -36,11 +37,11 @@ export const DEIDENTIFICATION_STAGES = ['ocr', 'detect', 'redact', 'audit', 'enc
 export type DeidentificationStage = (typeof DEIDENTIFICATION_STAGES)[number];
 
 /**
- * Reads an image turned `rotation` degrees with each reader the OCR engine has in turn (the
+ * Reads an image as the page lies (turned `rotation` degrees, seen flat when photographed at a slant) with each reader the OCR engine has in turn (the
  * limiter and engine behind it): the data `dataIn` finds in the reading of the first reader that
  * finds some.
  */
-export type DataByEachReader = <T>(image: Buffer, rotation: number, dataIn: (reading: OcrPage, reader: AuditReader) => T[]) => Promise<T[]>;
+export type DataByEachReader = <T>(image: Buffer, lie: PageLie, dataIn: (reading: OcrPage, reader: AuditReader) => T[]) => Promise<T[]>;
 
 /** Runs a stage of the work, timing it (gateway_deid_stage_seconds). */
 export type TimeStage = <T>(stage: DeidentificationStage, work: () => Promise<T>) => Promise<T>;
@@ -143,11 +144,14 @@ export async function redactPage(work: PageWork): Promise<RedactedPage> {
   );
 }
 
-/** The data the other readings find besides, not under the first reading's paint already. */
+/** The data the other readings find besides, each not under the paint of the readings before it already. */
 function withOtherReadings(located: Located[], work: PageWork): Located[] {
-  const paint = located.map((item) => item.box);
-  const others = (work.alsoRead ?? []).flatMap((reading) => locate(reading, work.raster, 'any'));
-  return [...located, ...others.filter((item) => coveredShare(item.core, paint) < COVERED)];
+  const all = [...located];
+  for (const reading of work.alsoRead ?? []) {
+    const paint = all.map((item) => item.box);
+    all.push(...locate(reading, work.raster, 'any').filter((item) => coveredShare(item.core, paint) < COVERED));
+  }
+  return all;
 }
 
 /**
@@ -171,7 +175,8 @@ async function surviving(encoded: Buffer, painted: readonly Located[], earlierTe
   const image = await sharp(data, { raw: info }).png({ compressionLevel: 1 }).toBuffer();
   const frame = { width: info.width, height: info.height, readWidth: info.width, readHeight: info.height };
   const expected = earlierText.filter((read) => coveredShare(read.core, paint) < PAINTED_OVER);
-  return work.dataByEachReader(image, work.reading.rotation, (reading, reader) => {
+  const { rotation, perspective } = work.reading;
+  return work.dataByEachReader(image, { rotation, ...(perspective ? { perspective } : {}) }, (reading, reader) => {
     const share = readShare(expected, reading, frame);
     if (share !== undefined) {
       work.onReadShare?.(reader, share);

@@ -62,7 +62,7 @@ class PageReader implements PoolWorker {
   }
 
   /** Settles when the worker is done with the page: read, failed, or stopped after `signal` aborted. */
-  read(image: Buffer, options: Pick<RecognizeOptions, 'rotation' | 'closerLook'>, signal: AbortSignal): Promise<OcrPage> {
+  read(image: Buffer, options: Pick<RecognizeOptions, 'rotation' | 'perspective' | 'closerLook' | 'asItLies'>, signal: AbortSignal): Promise<OcrPage> {
     if (signal.aborted) return Promise.reject(signal.reason);
     const id = this.nextId++;
     const cancel = () => this.send({ type: 'cancel', id });
@@ -72,8 +72,9 @@ class PageReader implements PoolWorker {
       // A copy of its own, moved to the worker rather than copied again.
       const copy = new ArrayBuffer(image.byteLength);
       new Uint8Array(copy).set(image);
-      const { rotation, closerLook } = options;
-      this.send({ type: 'read', id, image: new Uint8Array(copy), ...(rotation === undefined ? {} : { rotation }), ...(closerLook ? { closerLook } : {}) }, [copy]);
+      const { rotation, perspective, closerLook, asItLies } = options;
+      const lie = rotation === undefined ? {} : { lie: { rotation, ...(perspective ? { perspective } : {}) } };
+      this.send({ type: 'read', id, image: new Uint8Array(copy), ...lie, ...(closerLook ? { closerLook } : {}), ...(asItLies ? { asItLies } : {}) }, [copy]);
     }).finally(() => signal.removeEventListener('abort', cancel));
   }
 

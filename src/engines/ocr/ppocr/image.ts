@@ -5,7 +5,7 @@
 import sharp from 'sharp';
 import { lightEvenly } from '../lighting.js';
 import type { Quad } from '../plane.js';
-import { homography, rectQuad } from './geometry.js';
+import { homography, rectQuad, type Homography } from './geometry.js';
 
 export interface RgbImage {
   /** width × height × 3 bytes, row by row. */
@@ -119,4 +119,38 @@ export function warpNormalised(image: RgbImage, quad: Quad, width: number, heigh
       out[blue + target] = (data[a + 2]! * wa + data[b + 2]! * wb + data[c + 2]! * wc + data[e + 2]! * we) / 127.5 - 1;
     }
   }
+}
+
+/**
+ * The image seen through a homography: a `width` × `height` image whose pixel at p is the image's
+ * at `fromOut`(p), bilinear, white outside it (the flat view of a page photographed at a slant).
+ */
+export function warpRgb(image: RgbImage, fromOut: Homography, width: number, height: number): RgbImage {
+  const [h0, h1, h2, h3, h4, h5, h6, h7, h8] = fromOut;
+  const { data, width: w, height: h } = image;
+  const out = new Uint8Array(width * height * 3).fill(255);
+  for (let y = 0; y < height; y++) {
+    const cy = y + 0.5;
+    let u = h0 * 0.5 + h1 * cy + h2;
+    let v = h3 * 0.5 + h4 * cy + h5;
+    let d = h6 * 0.5 + h7 * cy + h8;
+    for (let x = 0; x < width; x++, u += h0, v += h3, d += h6) {
+      const sx = u / d - 0.5;
+      const sy = v / d - 0.5;
+      if (!(sx >= 0 && sy >= 0 && sx <= w - 1 && sy <= h - 1)) continue;
+      const x0 = sx | 0;
+      const y0 = sy | 0;
+      const fx = sx - x0;
+      const fy = sy - y0;
+      const a = (y0 * w + x0) * 3;
+      const b = x0 + 1 < w ? a + 3 : a;
+      const c = y0 + 1 < h ? a + 3 * w : a;
+      const e = x0 + 1 < w ? c + 3 : c;
+      const target = (y * width + x) * 3;
+      for (let k = 0; k < 3; k++) {
+        out[target + k] = Math.round(data[a + k]! * (1 - fx) * (1 - fy) + data[b + k]! * fx * (1 - fy) + data[c + k]! * (1 - fx) * fy + data[e + k]! * fx * fy);
+      }
+    }
+  }
+  return { data: out, width, height };
 }

@@ -3,21 +3,25 @@
  * angle), detection, the line direction classifier, batched recognition, the page's quarter
  * turn, and the OcrPage. The detector finds lines well only when they lie near level or plumb
  * (at 30° it cut a form's rows into fragments and missed the name's line), so a skewed page is
- * turned straight once (see orientation.ts) and read as it then lies; the quarter turn is found from
- * what was read: after the classifier has turned each line the right way up, the direction most
+ * turned straight once (see orientation.ts) and read as it then lies. A page photographed at a
+ * slant (its rows converging, its far rows shorter) is then detected once more in its flat view
+ * (see perspective.ts), the audit's reading too, and its lines are cut flat from the page as
+ * sent. The quarter turn is found from what was read: after the classifier has turned each line the right way up, the direction most
  * of the text runs in says how the page lies. A page read at a turn already known (the
  * de-identification audit) is turned by it and read upright.
  */
 import ort from 'onnxruntime-node';
-import type { OcrPage } from '../../types.js';
+import type { OcrPage, PageLie, PagePerspective } from '../../types.js';
 import { detectionInput, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
-import { decodeRgb, type RgbImage } from './image.js';
+import { decodeRgb, warpRgb, type RgbImage } from './image.js';
+import { homography, project } from './geometry.js';
+import { estimatePerspective, flatView, turnedPerspective } from './perspective.js';
 import { readAlphabet, type PpOcrModelFiles } from './models.js';
 import { pageRotation, straighteningTurn } from './orientation.js';
-import { normalDegrees, turnedSize, turnPoint, unturnPoint, type Point, type Quad, type Size } from '../plane.js';
+import { boundingBox, normalDegrees, quadOf, turnedSize, turnPoint, unturnPoint, type Point, type Quad } from '../plane.js';
 import { assemblePage } from './page.js';
 import type { OcrDevice } from './prepared.js';
-import { mostlyUpsideDown, readLines, turnedHalf, upsideDown, type MakeTensor } from './recognize.js';
+import { cutAlong, mostlyUpsideDown, readLines, turnedHalf, upsideDown, type LineCut, type MakeTensor } from './recognize.js';
 
 export interface PipelineSettings {
   detection: DetectionSettings;
@@ -77,28 +81,37 @@ export async function releaseModels(models: PpOcrModels): Promise<void> {
   await Promise.all([models.detector.release(), models.classifier.release(), models.recogniser.release()]);
 }
 
+/** How a page is read: as it is known to lie (from an earlier reading) or found; `asItLies`: never in a flat view. */
+export interface ReadHow {
+  lie?: PageLie;
+  asItLies?: boolean;
+}
+
 /**
- * Reads one page image (any format sharp reads); `rotation`, when known, is taken instead of
- * found. Stops with the signal's reason before the next model call once `signal` aborts.
+ * Reads one page image (any format sharp reads). Stops with the signal's reason before the next
+ * model call once `signal` aborts.
  */
-export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings: PipelineSettings, rotation: number | undefined, signal: AbortSignal): Promise<OcrPage> {
+export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings: PipelineSettings, { lie, asItLies }: ReadHow, signal: AbortSignal): Promise<OcrPage> {
   const sent = await decodeRgb(bytes, PAGE_MARGIN);
   const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
   const linesAt = (turn: number) => detectLines(models, bytes, sent, detectionTurn(turn), settings, signal);
-  let turn = rotation ?? 0;
+  let turn = lie?.rotation ?? 0;
   let lines = await linesAt(turn);
-  if (rotation === undefined) {
+  if (lie === undefined) {
     turn = straighteningTurn(lines.probability, lines.input, settings.detection.threshold);
     if (detectionTurn(turn) !== lines.turn) lines = await linesAt(turn);
   }
-  const flips = await upsideDown(models.classifier, sent, lines.quads, settings.batchSize, makeTensor, signal);
-  const asRead = (quads: readonly Quad[]) => (mostlyUpsideDown(lines.quads, flips) ? quads.map(turnedHalf) : [...quads]);
-  const readings = await readLines(models.recogniser, sent, asRead(lines.quads), models.alphabet, settings.batchSize, makeTensor, signal);
+  if (!asItLies) lines = (await flatLines(models, sent, lines, turn, lie, settings, signal)) ?? lines;
+  const flips = await upsideDown(models.classifier, sent, lines.cuts, settings.batchSize, makeTensor, signal);
+  const flipped = mostlyUpsideDown(lines.cuts.map((cut) => cut.quad), flips);
+  const asRead = flipped ? lines.cuts.map((cut) => ({ ...cut, quad: turnedHalf(cut.quad) })) : lines.cuts;
+  const readings = await readLines(models.recogniser, sent, asRead, models.alphabet, settings.batchSize, makeTensor, signal);
   const straight = turnedSize(source, turn);
   const turnedBy = (quad: Quad) => quad.map((p) => turnPoint(p, turn, source, straight)) as Quad;
-  const quarter = rotation === undefined ? pageRotation(readings.map((reading) => ({ quad: turnedBy(reading.quad), chars: reading.chars.length }))) : 0;
+  const quarter = lie === undefined ? pageRotation(readings.map((reading) => ({ quad: turnedBy(reading.quad), chars: reading.chars.length }))) : 0;
   const page = assemblePage(readings, { source, margin: PAGE_MARGIN, rotation: turn + quarter, upright: turnedSize(source, turn + quarter) });
-  return { ...page, detectionScale: Math.min(1, 1 / Math.max(lines.input.scaleX, lines.input.scaleY)) };
+  const perspective = lines.perspective && turnedPerspective(lines.perspective, quarter);
+  return { ...page, detectionScale: lines.scale, ...(perspective ? { perspective } : {}) };
 }
 
 /**
@@ -116,19 +129,22 @@ function detectionTurn(turn: number): number {
   return Math.abs(turn - quarter) < REDETECT_SKEW ? normalDegrees(quarter) : turn;
 }
 
-/** The page's text lines, detected in the page turned `turn` degrees, in the page as sent and as turned. */
+/** The page's text lines, detected in the page turned `turn` degrees (or in its flat view), cut from the page as sent. */
 interface DetectedLines {
   turn: number;
-  /** The turned page's size, without the margin. */
-  canvas: Size;
   /** The detector's map of text pixels over the turned page. */
   probability: Float32Array;
   input: DetectionInput;
   /** Each line in the page as sent (with its margin), where it is cut from. */
-  quads: Quad[];
-  /** The same lines in the turned page. */
-  turnedQuads: Quad[];
+  cuts: LineCut[];
+  /** Detector pixels per page pixel (of its nearest text, in a flat view), at most 1. */
+  scale: number;
+  /** The perspective of the turned page, when the lines were detected in its flat view. */
+  perspective?: PagePerspective;
 }
+
+/** Page pixels per detector pixel, as DetectedLines.scale. */
+const scaleOf = (input: DetectionInput) => Math.min(1, 1 / Math.max(input.scaleX, input.scaleY));
 
 /**
  * The lines of the page turned `turn` degrees, as the detector sees them there, carried back onto
@@ -138,10 +154,7 @@ interface DetectedLines {
 async function detectLines(models: PpOcrModels, bytes: Uint8Array, sent: RgbImage, turn: number, settings: PipelineSettings, signal: AbortSignal): Promise<DetectedLines> {
   const image = turn ? await decodeRgb(bytes, PAGE_MARGIN, turn) : sent;
   const input = await detectionInput(image, detectionSide(settings.detection.maxSide, image, sent));
-  signal.throwIfAborted();
-  const detection = await models.detector.run({ [models.detector.inputNames[0]!]: makeTensor(input.tensor, [1, 3, input.height, input.width]) });
-  const probability = detection[models.detector.outputNames[0]!]!.data as Float32Array;
-  const turnedQuads = textRegions(probability, input, settings.detection).map((region) => region.quad);
+  const { probability, quads: turnedQuads } = await detect(models, input, settings, signal);
   const canvas = { width: image.width - 2 * PAGE_MARGIN, height: image.height - 2 * PAGE_MARGIN };
   const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
   const back = (p: Point): Point => {
@@ -149,7 +162,62 @@ async function detectLines(models: PpOcrModels, bytes: Uint8Array, sent: RgbImag
     return { x: x + PAGE_MARGIN, y: y + PAGE_MARGIN };
   };
   const quads = turn ? turnedQuads.map((quad) => quad.map(back) as Quad) : turnedQuads;
-  return { turn, canvas, probability, input, quads, turnedQuads };
+  return { turn, probability, input, cuts: quads.map(cutAlong), scale: scaleOf(input) };
+}
+
+async function detect(models: PpOcrModels, input: DetectionInput, settings: PipelineSettings, signal: AbortSignal): Promise<{ probability: Float32Array; quads: Quad[] }> {
+  signal.throwIfAborted();
+  const detection = await models.detector.run({ [models.detector.inputNames[0]!]: makeTensor(input.tensor, [1, 3, input.height, input.width]) });
+  const probability = detection[models.detector.outputNames[0]!]!.data as Float32Array;
+  return { probability, quads: textRegions(probability, input, settings.detection).map((region) => region.quad) };
+}
+
+/** A flat view is drawn at most this many times the detector's side limit long (the detector's time grows with its area). */
+const FLAT_VIEW_SIDE = 1.5;
+
+/**
+ * The lines of a page photographed at a slant, detected again in its flat view (see
+ * perspective.ts) and carried back onto the page as sent, each with its proportions on the paper;
+ * undefined for a page whose lines (`lines`, of the page turned `turn` degrees) show no
+ * perspective that matters. A page whose lie is `known` is seen in the flat view of its known
+ * perspective, or in none.
+ */
+async function flatLines(
+  models: PpOcrModels,
+  sent: RgbImage,
+  lines: DetectedLines,
+  turn: number,
+  known: PageLie | undefined,
+  settings: PipelineSettings,
+  signal: AbortSignal,
+): Promise<DetectedLines | undefined> {
+  const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
+  const straight = turnedSize(source, turn);
+  const toStraight = (p: Point) => turnPoint({ x: p.x - PAGE_MARGIN, y: p.y - PAGE_MARGIN }, turn, source, straight);
+  const toSent = (p: Point): Point => {
+    const { x, y } = unturnPoint(p, turn, straight, source);
+    return { x: x + PAGE_MARGIN, y: y + PAGE_MARGIN };
+  };
+  const quads = lines.cuts.map((cut) => cut.quad.map(toStraight) as Quad);
+  const perspective = known ? known.perspective : estimatePerspective(quads, straight);
+  if (!perspective) return undefined;
+  const text = boundingBox(quads.flat());
+  const around = quadOf({ x0: Math.max(0, text.x0), y0: Math.max(0, text.y0), x1: Math.min(straight.width, text.x1), y1: Math.min(straight.height, text.y1) });
+  const view = flatView(perspective, straight, around, Math.max(source.width, source.height), { scale: lines.scale, maxSide: FLAT_VIEW_SIDE * settings.detection.maxSide });
+  if (!view) return undefined;
+  // From the flat view (with its margin) to the page as sent (with its), through the corners of the text.
+  const fromFlat = homography(
+    around.map((p) => {
+      const { x, y } = project(view.toFlat, p);
+      return { x: x + PAGE_MARGIN, y: y + PAGE_MARGIN };
+    }) as Quad,
+    around.map(toSent) as Quad,
+  );
+  const image = warpRgb(sent, fromFlat, view.size.width + 2 * PAGE_MARGIN, view.size.height + 2 * PAGE_MARGIN);
+  const input = await detectionInput(image, Math.max(image.width, image.height));
+  const { probability, quads: flatQuads } = await detect(models, input, settings, signal);
+  const cuts = flatQuads.map((quad) => ({ quad: quad.map((p) => project(fromFlat, p)) as Quad, aspect: cutAlong(quad).aspect }));
+  return { turn, probability, input, cuts, scale: view.scale, perspective };
 }
 
 /**

@@ -37,32 +37,44 @@ export interface LineReading {
   cropWidth: number;
 }
 
+/**
+ * A line to cut from the page: its quad there, and its length over its thickness as it stands on
+ * the paper, which the crop keeps (a line photographed at a slant is squashed in its quad).
+ */
+export interface LineCut {
+  quad: Quad;
+  aspect: number;
+}
+
 const lineLength = (quad: Quad) => distance(quad[0], quad[1]);
 const lineThickness = (quad: Quad) => distance(quad[0], quad[3]);
 
-const widthAtHeight = (quad: Quad) => Math.max(1, Math.ceil((RECOGNISER_HEIGHT * lineLength(quad)) / Math.max(1, lineThickness(quad))));
+/** A line cut with the proportions of its quad. */
+export const cutAlong = (quad: Quad): LineCut => ({ quad, aspect: lineLength(quad) / Math.max(1, lineThickness(quad)) });
 
-/** Indices of `quads`, narrowest first, in batches. */
-function batches(quads: readonly Quad[], size: number): number[][] {
-  const order = quads.map((_, i) => i).sort((a, b) => widthAtHeight(quads[a]!) - widthAtHeight(quads[b]!));
+const widthAtHeight = (cut: LineCut) => Math.max(1, Math.ceil(RECOGNISER_HEIGHT * cut.aspect));
+
+/** Indices of `cuts`, narrowest first, in batches. */
+function batches(cuts: readonly LineCut[], size: number): number[][] {
+  const order = cuts.map((_, i) => i).sort((a, b) => widthAtHeight(cuts[a]!) - widthAtHeight(cuts[b]!));
   const result: number[][] = [];
   for (let i = 0; i < order.length; i += size) result.push(order.slice(i, i + size));
   return result;
 }
 
-function cropBatch(image: RgbImage, quads: readonly Quad[], width: number, makeTensor: MakeTensor): Tensor {
+function cropBatch(image: RgbImage, cuts: readonly LineCut[], width: number, makeTensor: MakeTensor): Tensor {
   const plane = RECOGNISER_HEIGHT * width;
-  const data = new Float32Array(quads.length * 3 * plane);
-  quads.forEach((quad, b) => warpNormalised(image, quad, Math.min(width, widthAtHeight(quad)), RECOGNISER_HEIGHT, data, b * 3 * plane, width, plane));
-  return makeTensor(data, [quads.length, 3, RECOGNISER_HEIGHT, width]);
+  const data = new Float32Array(cuts.length * 3 * plane);
+  cuts.forEach((cut, b) => warpNormalised(image, cut.quad, Math.min(width, widthAtHeight(cut)), RECOGNISER_HEIGHT, data, b * 3 * plane, width, plane));
+  return makeTensor(data, [cuts.length, 3, RECOGNISER_HEIGHT, width]);
 }
 
-/** For each quad, the probability that its crop is upside down. */
-export async function upsideDown(session: InferenceSession, image: RgbImage, quads: readonly Quad[], batchSize: number, makeTensor: MakeTensor, signal: AbortSignal): Promise<number[]> {
-  const result = new Array<number>(quads.length).fill(0);
-  for (const batch of batches(quads, batchSize)) {
+/** For each line, the probability that its crop is upside down. */
+export async function upsideDown(session: InferenceSession, image: RgbImage, cuts: readonly LineCut[], batchSize: number, makeTensor: MakeTensor, signal: AbortSignal): Promise<number[]> {
+  const result = new Array<number>(cuts.length).fill(0);
+  for (const batch of batches(cuts, batchSize)) {
     signal.throwIfAborted();
-    const input = cropBatch(image, batch.map((i) => quads[i]!), CLASSIFIER_WIDTH, makeTensor);
+    const input = cropBatch(image, batch.map((i) => cuts[i]!), CLASSIFIER_WIDTH, makeTensor);
     const output = await session.run({ [session.inputNames[0]!]: input });
     const scores = output[session.outputNames[0]!]!.data as Float32Array;
     batch.forEach((index, b) => (result[index] = scores[b * 2 + 1]!));
@@ -93,7 +105,7 @@ export const turnedHalf = (quad: Quad): Quad => [quad[2], quad[3], quad[0], quad
 export async function readLines(
   recogniser: InferenceSession,
   image: RgbImage,
-  upright: readonly Quad[],
+  upright: readonly LineCut[],
   alphabet: readonly string[],
   batchSize: number,
   makeTensor: MakeTensor,
@@ -102,21 +114,21 @@ export async function readLines(
   const readings = new Array<LineReading>(upright.length);
   for (const batch of batches(upright, batchSize)) {
     signal.throwIfAborted();
-    const batchQuads = batch.map((i) => upright[i]!);
-    const width = Math.max(MIN_RECOGNISER_WIDTH, ...batchQuads.map(widthAtHeight));
-    const output = await recogniser.run({ [recogniser.inputNames[0]!]: cropBatch(image, batchQuads, width, makeTensor) }, [BEST_CLASS, BEST_PROBABILITY]);
+    const batchCuts = batch.map((i) => upright[i]!);
+    const width = Math.max(MIN_RECOGNISER_WIDTH, ...batchCuts.map(widthAtHeight));
+    const output = await recogniser.run({ [recogniser.inputNames[0]!]: cropBatch(image, batchCuts, width, makeTensor) }, [BEST_CLASS, BEST_PROBABILITY]);
     const bestClass = output[BEST_CLASS]!;
     const steps = bestClass.dims[1] ?? 0;
     const classes = bestClass.data as BigInt64Array;
     const probabilities = output[BEST_PROBABILITY]!.data as Float32Array;
     batch.forEach((index, b) => {
-      const quad = upright[index]!;
+      const cut = upright[index]!;
       const from = b * steps;
       readings[index] = {
-        quad,
+        quad: cut.quad,
         chars: decodeCtc(classes.subarray(from, from + steps), probabilities.subarray(from, from + steps), alphabet),
         pixelsPerStep: width / steps,
-        cropWidth: Math.min(width, widthAtHeight(quad)),
+        cropWidth: Math.min(width, widthAtHeight(cut)),
       };
     });
   }

@@ -5,7 +5,7 @@
  * thread mid-run, which would abort the process). Nothing here logs or keeps what it reads.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { OcrPage } from '../../types.js';
+import type { OcrPage, PageLie } from '../../types.js';
 import type { PpOcrModelFiles } from './models.js';
 import { loadModels, readPage, type PipelineSettings } from './pipeline.js';
 
@@ -16,7 +16,7 @@ export interface WorkerConfig {
 }
 
 export type PageRequest =
-  | { type: 'read'; id: number; image: Uint8Array; rotation?: OcrPage['rotation']; closerLook?: boolean }
+  | { type: 'read'; id: number; image: Uint8Array; lie?: PageLie; closerLook?: boolean; asItLies?: boolean }
   | { type: 'cancel'; id: number };
 
 export type WorkerMessage =
@@ -43,7 +43,7 @@ try {
     if (request.type === 'cancel') return reading.get(request.id)?.abort(new Error('the page was cancelled'));
     const cancel = new AbortController();
     reading.set(request.id, cancel);
-    readPage(models, request.image, request.closerLook ? closerSettings : settings, request.rotation, cancel.signal)
+    readPage(models, request.image, request.closerLook ? closerSettings : settings, request, cancel.signal)
       .then(
         (page) => post({ type: 'page', id: request.id, page }),
         (error: unknown) => post({ type: 'error', id: request.id, reason: reasonOf(error) }),
