@@ -6,7 +6,7 @@ import { sniffMedia } from '../../src/platform/fetch/index.js';
 import { WAV_BYTES } from '../support/media-bytes.js';
 import { encryptedPdf, groundTruth, readFixture, toBmp } from '../../scripts/lib/ocr-fixtures.js';
 
-const LIMITS: DocumentLimits = { maxPages: 10, maxPagePixels: 20_000_000, pdfHeapMb: 512 };
+const LIMITS: DocumentLimits = { maxPages: 10, maxPagePixels: 20_000_000, pdfHeapMb: 512, pdfPageTimeoutMs: 20_000 };
 
 function open(bytes: Buffer, limits = LIMITS) {
   const media = sniffMedia(bytes);

@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { PDFDocument } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { openPdfInWorker } from '../../src/documents/pdf-thread.js';
+import { openPdfInProcess } from '../../src/documents/pdf-process.js';
 import { fixturePath } from '../../scripts/lib/paths.js';
 
-const LIMITS = { maxPages: 100, maxPagePixels: 20_000_000, pdfHeapMb: 512 };
+const LIMITS = { maxPages: 100, maxPagePixels: 20_000_000, pdfHeapMb: 512, pdfPageTimeoutMs: 20_000 };
 
 /** `pages` copies of the text-layer fixture page (each carries its embedded CJK font: ~0.9 MB a page). */
 async function longPdf(pages: number): Promise<Buffer> {
@@ -15,12 +15,12 @@ async function longPdf(pages: number): Promise<Buffer> {
   return Buffer.from(await target.save());
 }
 
-describe('PDFs read in a worker thread', () => {
+describe('PDFs read in a process of their own', () => {
   it('read a 30-page PDF without stalling the event loop', async () => {
     const bytes = await longPdf(30);
     const lag = monitorEventLoopDelay({ resolution: 10 });
     lag.enable();
-    const document = await openPdfInWorker(bytes, LIMITS);
+    const document = await openPdfInProcess(bytes, LIMITS);
     try {
       expect(document.pageCount).toBe(30);
       for (let index = 0; index < document.pageCount; index++) {
@@ -36,18 +36,18 @@ describe('PDFs read in a worker thread', () => {
     expect(lag.percentile(50) / 1e6).toBeLessThan(35);
   }, 60_000);
 
-  it('hand back the reader\'s refusals as the same errors, and end the thread', async () => {
+  it('hand back the reader\'s refusals as the same errors, and end the process', async () => {
     const bytes = await readFile(fixturePath('ocr', 'report1-text.pdf'));
-    await expect(openPdfInWorker(bytes.subarray(0, 2_000), LIMITS)).rejects.toMatchObject({ kind: 'invalid_request', retryable: false });
-    await expect(openPdfInWorker(await longPdf(3), { ...LIMITS, maxPages: 2 })).rejects.toMatchObject({ kind: 'payload_too_large' });
+    await expect(openPdfInProcess(bytes.subarray(0, 2_000), LIMITS)).rejects.toMatchObject({ kind: 'invalid_request', retryable: false });
+    await expect(openPdfInProcess(await longPdf(3), { ...LIMITS, maxPages: 2 })).rejects.toMatchObject({ kind: 'payload_too_large' });
   }, 30_000);
 
-  it('refuse a PDF that needs more than the thread\'s heap limit, and read the next PDF in a new thread', async () => {
+  it('refuse a PDF that needs more than the process\'s heap limit, and read the next PDF in a new process', async () => {
     const bytes = await readFile(fixturePath('ocr', 'report1-text.pdf'));
     // pdf.js alone needs more than this to open any PDF.
-    const refusal = openPdfInWorker(bytes, { ...LIMITS, pdfHeapMb: 16 });
+    const refusal = openPdfInProcess(bytes, { ...LIMITS, pdfHeapMb: 16 });
     await expect(refusal).rejects.toMatchObject({ kind: 'payload_too_large', message: expect.stringMatching(/the PDF needs more memory .*OCR_PDF_HEAP_MB/) });
-    const document = await openPdfInWorker(bytes, LIMITS);
+    const document = await openPdfInProcess(bytes, LIMITS);
     try {
       expect((await document.page(0)).kind).toBe('text');
     } finally {
