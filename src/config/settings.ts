@@ -456,7 +456,7 @@ export const SETTINGS = {
       env: 'OCR_PDF_HEAP_MB',
       type: types.positiveInt,
       default: 512,
-      doc: 'JavaScript heap of the process that reads one PDF; with `OCR_MAX_PAGE_PIXELS` it sets the memory that process may hold (this heap, 16 bytes per pixel of one page, 256 MB for the runtime), and a PDF that needs more is refused (`413`) and only its process ends',
+      doc: 'JavaScript heap of the process that reads one PDF; with `OCR_MAX_PAGE_PIXELS` it sets the memory that process may add to its loaded code (this heap and 16 bytes per pixel of one page), and a PDF that needs more is refused (`413`) and only its process ends',
     }),
     pdfPageTimeoutMs: setting({
       env: 'OCR_PDF_PAGE_TIMEOUT_MS',

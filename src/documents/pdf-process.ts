@@ -15,8 +15,6 @@ import type { PdfReply, PdfWorkerData, WireError } from './pdf-protocol.js';
 import type { DocumentLimits, DocumentPage, OpenedDocument, PageOptions } from './types.js';
 
 const MB = 1024 * 1024;
-/** Node, pdf.js, sharp and the canvas library, loaded and idle. */
-const RUNTIME_BYTES = 256 * MB;
 /** A rendered page held at once: its RGBA canvas, its PNG, the PNG decoded again and its RGB raster. */
 const PAGE_BYTES_PER_PIXEL = 16;
 const WATCH_EVERY_MS = 50;
@@ -27,9 +25,12 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-/** The most resident memory a PDF reader may hold: its heap, one page at the pixel limit, and the runtime. */
+/**
+ * The resident memory a PDF reader may add to what it holds once loaded (Node, pdf.js, sharp,
+ * the canvas library: about 450 MB run from source): its heap and one page at the pixel limit.
+ */
 export function pdfMemoryBudget(limits: DocumentLimits): number {
-  return limits.pdfHeapMb * MB + PAGE_BYTES_PER_PIXEL * limits.maxPagePixels + RUNTIME_BYTES;
+  return limits.pdfHeapMb * MB + PAGE_BYTES_PER_PIXEL * limits.maxPagePixels;
 }
 
 export function openPdfInProcess(bytes: Buffer, limits: DocumentLimits): Promise<OpenedDocument> {
@@ -87,23 +88,27 @@ export function openPdfInProcess(bytes: Buffer, limits: DocumentLimits): Promise
 type Overrun = 'memory' | 'time';
 
 /**
- * Ends the reader once its resident memory passes pdfMemoryBudget, or once it has worked
- * (opening, or with pages asked for) limits.pdfPageTimeoutMs without answering, counted from
- * its first word; says which.
+ * Ends the reader once its resident memory grows by more than pdfMemoryBudget, or once it has
+ * worked (opening, or with pages asked for) limits.pdfPageTimeoutMs without answering; both
+ * counted from its first word, once it is loaded. Says which.
  */
 function watchReader(child: ChildProcess, limits: DocumentLimits, working: () => boolean) {
   const budget = pdfMemoryBudget(limits);
   let overrun: Overrun | undefined;
   let progressAt: number | undefined;
+  let loaded: number | undefined;
   const end = (why: Overrun) => {
     overrun ??= why;
     child.kill('SIGKILL');
   };
   const timer = setInterval(() => {
     if (progressAt !== undefined && working() && performance.now() - progressAt > limits.pdfPageTimeoutMs) end('time');
-    if (child.pid === undefined) return;
+    // Memory is counted from a reading taken once the reader is loaded, not one taken while it loaded.
+    if (child.pid === undefined || progressAt === undefined) return;
     void residentBytes(child.pid).then((bytes) => {
-      if (bytes !== undefined && bytes > budget) end('memory');
+      if (bytes === undefined) return;
+      loaded ??= bytes;
+      if (bytes - loaded > budget) end('memory');
     });
   }, WATCH_EVERY_MS);
   return {

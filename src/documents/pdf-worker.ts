@@ -42,5 +42,7 @@ async function serve({ bytes, limits }: PdfWorkerData): Promise<void> {
 }
 
 process.once('message', (data: PdfWorkerData) => void serve(data));
-// The time limit runs from here: starting the process is not the PDF's doing.
+// pdf.js would load its worker half when the PDF is opened: loaded now, it is part of the code
+// the reader's memory budget and time limit count from, not of what the PDF costs.
+(globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
 reply({ type: 'ready' });

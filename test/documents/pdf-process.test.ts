@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { PDFDocument } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { openPdfInProcess } from '../../src/documents/pdf-process.js';
+import { openPdfInProcess, pdfMemoryBudget } from '../../src/documents/pdf-process.js';
 import { fixturePath } from '../../scripts/lib/paths.js';
+import { contentBombPdf, jpegSizeBombPdf } from '../support/hostile-files.js';
 
 const LIMITS = { maxPages: 100, maxPagePixels: 20_000_000, pdfHeapMb: 512, pdfPageTimeoutMs: 20_000 };
 
@@ -53,5 +54,28 @@ describe('PDFs read in a process of their own', () => {
     } finally {
       await document.close();
     }
+  }, 60_000);
+
+  it('end a reader past its memory budget, typed arrays included, and refuse the page', async () => {
+    // pdf.js decodes this JPEG at the 12000 × 12000 its own header claims: 432 MB of samples, outside the JavaScript heap.
+    const limits = { ...LIMITS, maxPagePixels: 1_000_000, pdfHeapMb: 256 };
+    expect(pdfMemoryBudget(limits)).toBeLessThan(432 * 1024 * 1024);
+    const document = await openPdfInProcess(jpegSizeBombPdf(12_000), limits);
+    try {
+      await expect(document.page(0)).rejects.toMatchObject({
+        kind: 'payload_too_large',
+        message: expect.stringMatching(/^page 1 of the PDF needs more memory than the \d+ MB allowed \(OCR_PDF_HEAP_MB, OCR_MAX_PAGE_PIXELS\)$/),
+      });
+    } finally {
+      await document.close();
+    }
+  }, 60_000);
+
+  it('end a reader that spends longer than the page time limit, and refuse the page', async () => {
+    const started = performance.now();
+    const refusal = openPdfInProcess(contentBombPdf(256), { ...LIMITS, pdfPageTimeoutMs: 1_000 }).then((document) => document.page(0).finally(() => document.close()));
+    await expect(refusal).rejects.toMatchObject({ kind: 'payload_too_large', message: expect.stringMatching(/the PDF takes longer to read than the 1000 ms allowed \(OCR_PDF_PAGE_TIMEOUT_MS\)/) });
+    // Reading the 256 MiB of spaces whole takes about 15 s.
+    expect(performance.now() - started).toBeLessThan(10_000);
   }, 60_000);
 });
