@@ -110,7 +110,7 @@ async function startServices({ config, logger, operations = GATEWAY_OPERATIONS, 
     stores,
     // The console's uploads are read from the store; every other URL is fetched safely.
     fetcher: withLocalFiles(fetcher, uploads.read),
-    documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels, pdfHeapMb: config.ocr.pdfHeapMb },
+    documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels, pdfHeapMb: config.ocr.pdfHeapMb, pdfPageTimeoutMs: config.ocr.pdfPageTimeoutMs },
   };
   const audit = new AuditTrail(stores.audit, logger);
   return { stores, engines, metrics, operations: served, operationServices, uploads, audit };

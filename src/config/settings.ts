@@ -480,7 +480,13 @@ export const SETTINGS = {
       env: 'OCR_PDF_HEAP_MB',
       type: types.positiveInt,
       default: 512,
-      doc: 'JavaScript heap of the thread that reads one PDF; a PDF that needs more is refused (`413`) and only its thread ends',
+      doc: 'JavaScript heap of the process that reads one PDF; with `OCR_MAX_PAGE_PIXELS` it sets the memory that process may add to its loaded code (this heap and 16 bytes per pixel of one page), and a PDF that needs more is refused (`413`) and only its process ends',
+    }),
+    pdfPageTimeoutMs: setting({
+      env: 'OCR_PDF_PAGE_TIMEOUT_MS',
+      type: types.positiveInt,
+      default: 20_000,
+      doc: 'longest the process that reads one PDF may spend opening it or reading one page; a PDF that takes longer is refused (`413`) and only its process ends',
     }),
     maxRunning: setting({
       env: 'OCR_MAX_RUNNING',

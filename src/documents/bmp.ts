@@ -1,6 +1,6 @@
 /**
  * BMP, which libvips cannot read: the header is checked on the main thread (the pixel limit,
- * a layout bmp-js reads, pixel data that is all there), then bmp-js, a synchronous decoder,
+ * a layout bmp-ts reads, pixel data that is all there), then bmp-ts, a synchronous decoder,
  * decodes it in a worker thread of its own (bmp-worker.ts), so a large page never holds the
  * event loop and a decoder fault ends only that thread.
  */
@@ -10,17 +10,23 @@ import type { DocumentLimits } from './types.js';
 
 export type BmpReply = { rgb: Uint8Array; width: number; height: number } | { failure: string };
 
-/** The BITMAPINFOHEADER fields bmp-js reads (it reads every header as this 40-byte one, then the palette). */
-const BMP_HEADER_END = 54;
-const BIT_DEPTHS = new Set([1, 4, 8, 15, 16, 24, 32]);
+/** The file header before the info header. */
+const FILE_HEADER_BYTES = 14;
+/** The info headers bmp-ts reads: BITMAPINFOHEADER, its V2 and V3 extensions (masks), V4 and V5 (masks inside the header). */
+const INFO_HEADER_SIZES = new Set([40, 52, 56, 108, 124]);
+const INFO_HEADER_BYTES = 40;
+/** bmp-ts reads 15-bit pixels as 32-bit ones. */
+const BIT_DEPTHS = new Set([1, 4, 8, 16, 24, 32]);
 const UNCOMPRESSED = 0;
 const RLE8 = 1;
 const RLE4 = 2;
 const BITFIELDS = 3;
-/** bmp-js keeps its pixels outside the JavaScript heap; the heap holds only its code and a palette. */
+/** bmp-ts keeps its pixels outside the JavaScript heap; the heap holds only its code and a palette. */
 const BMP_THREAD_HEAP_MB = 64;
 
 interface BmpHeader {
+  pixelDataOffset: number;
+  infoHeaderSize: number;
   width: number;
   height: number;
   bitDepth: number;
@@ -29,8 +35,10 @@ interface BmpHeader {
 }
 
 function readHeader(bytes: Buffer): BmpHeader | null {
-  if (bytes.length < BMP_HEADER_END || bytes.readUInt32LE(14) < 40) return null;
+  if (bytes.length < FILE_HEADER_BYTES + INFO_HEADER_BYTES || !INFO_HEADER_SIZES.has(bytes.readUInt32LE(14))) return null;
   return {
+    pixelDataOffset: bytes.readUInt32LE(10),
+    infoHeaderSize: bytes.readUInt32LE(14),
     width: bytes.readUInt32LE(18),
     height: Math.abs(bytes.readInt32LE(22)),
     bitDepth: bytes.readUInt16LE(28),
@@ -39,11 +47,15 @@ function readHeader(bytes: Buffer): BmpHeader | null {
   };
 }
 
-/** Bytes bmp-js reads before the pixels: the header, the palette of a paletted image, the masks of a bit-fields one. */
+/**
+ * Bytes bmp-ts reads before the pixels: the headers, the masks of a bit-fields image with the
+ * 40-byte header (later headers hold them), and the palette (of a paletted image, or as many
+ * colours as the header counts). It does not read the header's pixel-data offset.
+ */
 function pixelDataStart(header: BmpHeader): number {
-  const palette = header.bitDepth < 15 ? (header.colours || 2 ** header.bitDepth) * 4 : 0;
-  const masks = header.compression === BITFIELDS ? 12 : 0;
-  return BMP_HEADER_END + palette + masks;
+  const palette = header.bitDepth <= 8 || header.colours > 0 ? (header.colours || 2 ** header.bitDepth) * 4 : 0;
+  const masks = header.compression === BITFIELDS && header.infoHeaderSize === INFO_HEADER_BYTES ? 12 : 0;
+  return FILE_HEADER_BYTES + header.infoHeaderSize + masks + palette;
 }
 
 function compressionFits(header: BmpHeader): boolean {
@@ -52,8 +64,9 @@ function compressionFits(header: BmpHeader): boolean {
 }
 
 /**
- * The BMP's width × height, once its header proves it within the limits and readable by bmp-js:
- * a size over the pixel limit is 413, a layout bmp-js misreads or pixel data cut short is 400.
+ * The BMP's width × height, once its header proves it within the limits and readable by bmp-ts:
+ * a size over the pixel limit is 413; a layout bmp-ts misreads (pixels that do not start where
+ * it reads them, a depth or header it does not know) or pixel data cut short is 400.
  * (Run-length data cannot be measured ahead; its decoding stops at the end of the file.)
  */
 export function checkBmpHeader(bytes: Buffer, limits: DocumentLimits): number {
@@ -61,11 +74,12 @@ export function checkBmpHeader(bytes: Buffer, limits: DocumentLimits): number {
   if (!header || header.width === 0 || header.height === 0) throw undecodable('the BMP image');
   const pixels = header.width * header.height;
   if (pixels > limits.maxPagePixels) throw tooManyPixels(limits, pixels);
-  const paletteFits = header.bitDepth >= 15 || header.colours <= 2 ** header.bitDepth;
+  const paletteFits = header.bitDepth > 8 || header.colours <= 2 ** header.bitDepth;
   if (!BIT_DEPTHS.has(header.bitDepth) || !paletteFits || !compressionFits(header)) throw undecodable('the BMP image');
   const rowBytes = Math.ceil((header.width * header.bitDepth) / 32) * 4;
   const compressed = header.compression === RLE8 || header.compression === RLE4;
-  if (pixelDataStart(header) + (compressed ? 0 : rowBytes * header.height) > bytes.length) throw undecodable('the BMP image');
+  const start = pixelDataStart(header);
+  if (start !== header.pixelDataOffset || start + (compressed ? 0 : rowBytes * header.height) > bytes.length) throw undecodable('the BMP image');
   return pixels;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Images to pages with sharp: EXIF orientation applied, huge pages capped; each OCR engine
  * prepares the page further as it reads best (ocr/prepare.ts for tesseract). Multi-page TIFFs
- * give one page each. BMP, which libvips cannot read, is decoded with bmp-js in a thread (bmp.ts).
+ * give one page each. BMP, which libvips cannot read, is decoded with bmp-ts in a thread (bmp.ts).
  */
 
 /** Longer sides are scaled down to this: more pixels read no better. */

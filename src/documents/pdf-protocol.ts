@@ -1,7 +1,7 @@
 import type { ErrorKind } from '../errors.js';
 import type { DocumentLimits, DocumentPage, PageOptions } from './types.js';
 
-/** What the PDF worker thread is started with: the file and the limits it is read under. */
+/** What the PDF reader's process is sent first: the file and the limits it is read under. */
 export interface PdfWorkerData {
   bytes: Uint8Array;
   limits: DocumentLimits;
@@ -21,6 +21,7 @@ export interface WireError {
 }
 
 export type PdfReply =
+  | { type: 'ready' }
   | { type: 'opened'; pageCount: number }
   | { type: 'failed'; error: WireError }
   | { type: 'page'; id: number; page: DocumentPage }

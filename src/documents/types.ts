@@ -5,8 +5,10 @@ export interface DocumentLimits {
   maxPages: number;
   /** Decoded pixels per page, and per image inside a PDF page. */
   maxPagePixels: number;
-  /** JavaScript heap, in MB, of the thread a PDF is read in. */
+  /** JavaScript heap, in MB, of the process a PDF is read in. */
   pdfHeapMb: number;
+  /** Longest that process may spend opening the PDF or reading one page. */
+  pdfPageTimeoutMs: number;
 }
 
 /**

@@ -392,6 +392,7 @@ describe('OCR settings', () => {
       maxPages: 100,
       maxPagePixels: 50_000_000,
       pdfHeapMb: 512,
+      pdfPageTimeoutMs: 20_000,
       maxRunning: availableParallelism(),
       maxQueued: 64,
       queueTimeoutMs: 120_000,

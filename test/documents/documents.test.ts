@@ -5,8 +5,9 @@ import { GatewayError } from '../../src/errors.js';
 import { sniffMedia } from '../../src/platform/fetch/index.js';
 import { WAV_BYTES } from '../support/media-bytes.js';
 import { encryptedPdf, groundTruth, readFixture, toBmp } from '../../scripts/lib/ocr-fixtures.js';
+import { bmpWith } from '../support/hostile-files.js';
 
-const LIMITS: DocumentLimits = { maxPages: 10, maxPagePixels: 20_000_000, pdfHeapMb: 512 };
+const LIMITS: DocumentLimits = { maxPages: 10, maxPagePixels: 20_000_000, pdfHeapMb: 512, pdfPageTimeoutMs: 20_000 };
 
 function open(bytes: Buffer, limits = LIMITS) {
   const media = sniffMedia(bytes);
@@ -46,6 +47,24 @@ describe('document pages', () => {
     const document = await open(await toBmp(readFixture('report2.png')));
     const page = await document.page(0);
     expect(page.kind).toBe('image');
+  });
+
+  it('reads a BMP with a V4 or V5 header, and run-length BMP data, pixel for pixel', async () => {
+    const rgbOf = async (bytes: Buffer) => [...(await (await open(bytes)).page(0, { raster: true })).raster!.rgb];
+    // Two pixels, blue-green-red in the file: (1, 2, 3) and (4, 5, 6).
+    const plain = bmpWith({ width: 2, height: 1 }, Buffer.from([3, 2, 1, 6, 5, 4, 0, 0]));
+    expect(await rgbOf(plain)).toEqual([1, 2, 3, 4, 5, 6]);
+    for (const headerSize of [108, 124]) {
+      const longer = Buffer.concat([plain.subarray(0, 54), Buffer.alloc(headerSize - 40), plain.subarray(54)]);
+      longer.writeUInt32LE(longer.length, 2);
+      longer.writeUInt32LE(14 + headerSize, 10);
+      longer.writeUInt32LE(headerSize, 14);
+      expect(await rgbOf(longer), `header of ${headerSize} bytes`).toEqual([1, 2, 3, 4, 5, 6]);
+    }
+    // RLE8, 3 × 1: a run of two pixels of palette entry 0, then one of entry 1 (bmpWith's palette is grey 0x80), then the end.
+    const rle = bmpWith({ width: 3, height: 1, bitDepth: 8, compression: 1, colours: 2 }, Buffer.from([2, 0, 1, 1, 0, 1]));
+    rle.set([0x10, 0x20, 0x30], 54);
+    expect(await rgbOf(rle)).toEqual([0x30, 0x20, 0x10, 0x30, 0x20, 0x10, 0x80, 0x80, 0x80]);
   });
 
   it('gives each page of a multi-page TIFF', async () => {

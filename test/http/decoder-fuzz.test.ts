@@ -8,7 +8,9 @@ import { OPERATIONS } from '../../src/contract/operations.js';
 import { FUZZ } from '../support/contract-fuzz.js';
 import { fileReference, startFileServer, type FileServer } from '../../scripts/lib/file-server.js';
 import { startGateway, postFiles, type TestGateway } from '../../scripts/lib/gateway.js';
-import { HOSTILE_BMPS, HOSTILE_PDFS, applyMutation, bmpWith, bmp, imageBombPdf, mutations } from '../support/hostile-files.js';
+import { HOSTILE_BMPS, HOSTILE_PDFS, applyMutation, bmpWith, bmp, contentBombPdf, imageBombPdf, jpegSizeBombPdf, mutations } from '../support/hostile-files.js';
+import { pdfMemoryBudget } from '../../src/documents/pdf-process.js';
+import { childProcessMemory } from '../../src/platform/process/index.js';
 import { fixturePath } from '../../scripts/lib/paths.js';
 import { BlankOcrEngine, enginesWith } from '../../scripts/lib/stand-in-engines.js';
 import { readFileSync } from 'node:fs';
@@ -23,19 +25,27 @@ const BASES: Record<string, Buffer> = {
 };
 /** Decoding stays within this, or the test says which file did not. */
 const ANSWER_WITHIN_MS = 15_000;
-/**
- * Each PDF is read in a worker thread of its own (a V8 isolate with pdf.js loaded, run from
- * source here through tsx), and a page of OCR_MAX_PAGE_PIXELS is a canvas of its own: the peak
- * is transient (80 PDFs one after another settle near 230 MB), the bound catches a runaway.
- */
-const RSS_GROWTH_LIMIT = 1536 * 1024 * 1024;
 const RUNS_PER_KIND = Math.min(FUZZ.runs, Number(process.env.FUZZ_DECODER_RUNS ?? 25));
 /**
- * What reading the ~250 KB image bomb may add to the process: any rendered page costs about
- * 450 MB here (a PDF thread run from source, its canvas and PNG); without pdf.js's image limit
- * the bomb took 3.4 GB.
+ * What reading the ~250 KB image bomb may add: any rendered page costs about 450 MB here (a PDF
+ * reader run from source, its canvas and PNG); without pdf.js's image limit the bomb took 3.4 GB.
  */
 const BOMB_RSS_GROWTH_LIMIT = 1024 * 1024 * 1024;
+/** The page time limit of this test's gateway (OCR_PDF_PAGE_TIMEOUT_MS): a fuzzed page reads in well under a second. */
+const PAGE_TIMEOUT_MS = 5_000;
+/**
+ * A PDF reader is ended once its memory grows past its budget, looked at every 50 ms: its loaded
+ * code (about 450 MB run from source), its budget, and what it may add before it is seen. Without
+ * that watch, the JPEG whose header lies took 3.7 GB and the content stream of a gigabyte of
+ * spaces 2.5 GB.
+ */
+const READER_RSS_GROWTH_LIMIT = pdfMemoryBudget({ maxPages: 100, maxPagePixels: 50_000_000, pdfHeapMb: 512, pdfPageTimeoutMs: PAGE_TIMEOUT_MS }) + 768 * 1024 * 1024;
+/**
+ * The gateway's resident memory and its PDF readers' (each PDF is read in a process of its own,
+ * run from source here through tsx) over the whole run: the peaks are transient, and the readers
+ * are ended at their budget, so the bound is a reader's and catches a runaway.
+ */
+const RSS_GROWTH_LIMIT = READER_RSS_GROWTH_LIMIT;
 /** A 7000 × 7000 BMP decoded on the event loop held it for about 5 s; in its thread the loop waits at most a few hundred ms. */
 const BMP_LOOP_DELAY_LIMIT_MS = 2_000;
 
@@ -45,13 +55,30 @@ function largeRleBmp(side: number): Buffer {
   return bmpWith({ width: side, height: side, bitDepth: 8, compression: 1 }, Buffer.concat([runs, Buffer.from([0, 1])]));
 }
 
-async function peakRssDuring(work: () => Promise<void>): Promise<number> {
+/** Resident memory of this process (the gateway) and its child processes (its PDF readers). */
+async function residentWithChildren(): Promise<number> {
+  return process.memoryUsage().rss + (await childProcessMemory()).reduce((sum, child) => sum + child.residentBytes, 0);
+}
+
+/** Samples residentWithChildren every `everyMs` while it runs; stop() gives the peak. */
+function rssSampler(everyMs: number) {
   let peak = process.memoryUsage().rss;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+  const timer = setInterval(() => void residentWithChildren().then((rss) => (peak = Math.max(peak, rss))), everyMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+async function peakRssDuring(work: () => Promise<void>): Promise<number> {
+  const sampler = rssSampler(10);
+  let peak = 0;
   try {
     await work();
   } finally {
-    clearInterval(sampler);
+    peak = sampler.stop();
   }
   return peak;
 }
@@ -59,7 +86,7 @@ async function peakRssDuring(work: () => Promise<void>): Promise<number> {
 /**
  * Decoder fuzzing through case-ocr: mutated and truncated files of every kind a document may
  * be, and hand-made hostile PDFs, served by a local file server and decoded by the real
- * decoders (sharp, bmp-js, pdf.js); only reading is skipped (a blank OCR engine). Each answer
+ * decoders (sharp, bmp-ts, pdf.js); only reading is skipped (a blank OCR engine). Each answer
  * is a 200 or a 4xx naming the file's upload_file_id, in bounded time and memory, and no temp
  * folder is left behind.
  */
@@ -70,9 +97,8 @@ describe('decoder fuzzing: broken and hostile documents', () => {
   const originalTmp = process.env.TMPDIR;
   const served = new Map<string, Buffer>();
   let nextId = 1;
-  let peakRss = 0;
   let baselineRss = 0;
-  let sampler: NodeJS.Timeout;
+  let sampler: ReturnType<typeof rssSampler>;
 
   beforeAll(async () => {
     temp = await mkdtemp(join(tmpdir(), 'decoder-fuzz-'));
@@ -81,13 +107,16 @@ describe('decoder fuzzing: broken and hostile documents', () => {
       if (bytes) response.end(bytes);
       else response.writeHead(404).end();
     });
-    gateway = await startGateway({ FETCH_ALLOW_LOOPBACK: 'true', LOG_LEVEL: 'warn' }, { engines: enginesWith({ ocr: new BlankOcrEngine() }) });
+    gateway = await startGateway(
+      { FETCH_ALLOW_LOOPBACK: 'true', LOG_LEVEL: 'warn', OCR_PDF_PAGE_TIMEOUT_MS: String(PAGE_TIMEOUT_MS) },
+      { engines: enginesWith({ ocr: new BlankOcrEngine() }) },
+    );
     process.env.TMPDIR = temp; // the gateway's temp folders, not its data dir, land here
     baselineRss = process.memoryUsage().rss;
-    sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
+    sampler = rssSampler(20);
   });
   afterAll(async () => {
-    clearInterval(sampler);
+    sampler.stop();
     await gateway?.close();
     await server?.close();
     process.env.TMPDIR = originalTmp;
@@ -131,6 +160,20 @@ describe('decoder fuzzing: broken and hostile documents', () => {
     expect(peak - before).toBeLessThan(BOMB_RSS_GROWTH_LIMIT);
   }, 60_000);
 
+  it.each([
+    ['a JPEG whose own header claims 24000 × 24000 pixels where its PDF says 100 × 100', () => jpegSizeBombPdf(24_000), /page 1 of the PDF needs more memory .*OCR_PDF_HEAP_MB/],
+    ['a content stream that inflates to a gigabyte of spaces', () => contentBombPdf(1024), /page 1 of the PDF (needs more memory|takes longer to read)/],
+  ])('refuses a PDF with %s, naming the page, in bounded memory and time', async (_, build, message) => {
+    const bomb = build();
+    expect(bomb.length).toBeLessThan(2 * 1024 * 1024);
+    const before = await residentWithChildren();
+    let answer: Awaited<ReturnType<typeof check>> | undefined;
+    const peak = await peakRssDuring(async () => void (answer = await check(bomb, 'bomb.pdf')));
+    expect(answer?.status).toBe(413);
+    expect(answer?.message).toMatch(message);
+    expect(peak - before).toBeLessThan(READER_RSS_GROWTH_LIMIT);
+  }, 60_000);
+
   it.each(Object.keys(HOSTILE_BMPS))('the hostile BMP %s', async (name) => {
     const { bytes, status } = HOSTILE_BMPS[name]!;
     expect((await check(bytes, `${name}.bmp`)).status).toBe(status);
@@ -148,7 +191,7 @@ describe('decoder fuzzing: broken and hostile documents', () => {
   }, 60_000);
 
   it('stayed within its memory, left no temp folder, and still answers', async () => {
-    expect(peakRss - baselineRss).toBeLessThan(RSS_GROWTH_LIMIT);
+    expect(sampler.stop() - baselineRss).toBeLessThan(RSS_GROWTH_LIMIT);
     // tsx keeps its compile cache in the temp folder of the PDF threads run from source (not from dist/).
     expect((await readdir(temp)).filter((entry) => !entry.startsWith('tsx-'))).toEqual([]);
     expect((await gateway.app.inject({ url: '/healthz' })).statusCode).toBe(200);

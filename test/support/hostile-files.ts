@@ -4,7 +4,7 @@
  * loops, or claim absurd page counts and sizes, decompression bombs, BMPs whose headers lie,
  * and recordings that are not what their first bytes say.
  */
-import { deflateSync } from 'node:zlib';
+import { constants, deflateRawSync, deflateSync } from 'node:zlib';
 import fc from 'fast-check';
 
 export type Mutation =
@@ -109,6 +109,58 @@ export function imageBombPdf(side: number): Buffer {
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /Im1 4 0 R >> >> /Contents 5 0 R >>',
     `<< /Type /XObject /Subtype /Image /Width ${side} /Height ${side} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length ${pixels.length} >>\nstream\n${pixels.toString('latin1')}\nendstream`,
     '<< /Length 30 >>\nstream\nq 595 0 0 842 0 0 cm /Im1 Do Q\nendstream',
+  ]);
+}
+
+/**
+ * A one-page PDF whose 100 × 100 image is a JPEG whose own header says `side` × `side`: pdf.js
+ * checks the dictionary's size against maxImageSize, then decodes the JPEG at the size it claims.
+ * Every block of the colour JPEG is "no change, end of block", one bit each by its Huffman
+ * tables, so its scan is zero bytes, and deflated the file stays a few KB (24000: 576 MP).
+ */
+export function jpegSizeBombPdf(side: number): Buffer {
+  const segment = (marker: number, body: number[]) => Buffer.from([0xff, marker, (body.length + 2) >> 8, (body.length + 2) & 0xff, ...body]);
+  const oneCodeOfLengthOne = [1, ...new Array<number>(15).fill(0), 0];
+  const jpeg = Buffer.concat([
+    Buffer.from([0xff, 0xd8]),
+    segment(0xdb, [0, ...new Array<number>(64).fill(1)]),
+    segment(0xc0, [8, side >> 8, side & 0xff, side >> 8, side & 0xff, 3, 1, 0x11, 0, 2, 0x11, 0, 3, 0x11, 0]),
+    segment(0xc4, [0x00, ...oneCodeOfLengthOne]),
+    segment(0xc4, [0x10, ...oneCodeOfLengthOne]),
+    segment(0xda, [3, 1, 0x00, 2, 0x00, 3, 0x00, 0, 63, 0]),
+    Buffer.alloc(Math.ceil(((side / 8) * (side / 8) * 3 * 2) / 8)),
+    Buffer.from([0xff, 0xd9]),
+  ]);
+  const stream = deflateSync(jpeg, { level: 9 });
+  return pdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /Im1 4 0 R >> >> /Contents 5 0 R >>',
+    `<< /Type /XObject /Subtype /Image /Width 100 /Height 100 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter [/FlateDecode /DCTDecode] /Length ${stream.length} >>\nstream\n${stream.toString('latin1')}\nendstream`,
+    '<< /Length 30 >>\nstream\nq 595 0 0 842 0 0 cm /Im1 Do Q\nendstream',
+  ]);
+}
+
+/**
+ * A one-page PDF whose content stream inflates to `mib` MiB of spaces (1024: a gigabyte from
+ * about 1 MB): deflated one MiB at a time with the dictionary reset between, so every MiB is the
+ * same compressed block and the whole is never held.
+ */
+export function contentBombPdf(mib: number): Buffer {
+  const MiB = 1024 * 1024;
+  const block = deflateRawSync(Buffer.alloc(MiB, 0x20), { level: 9, finishFlush: constants.Z_FULL_FLUSH });
+  const length = BigInt(mib * MiB);
+  // Adler-32 of `length` spaces: a = 1 + 32·n, b = n + 32·n(n+1)/2, both mod 65521.
+  const a = (1n + 32n * length) % 65521n;
+  const b = (length + (32n * length * (length + 1n)) / 2n) % 65521n;
+  const adler = Buffer.alloc(4);
+  adler.writeUInt32BE(Number((b << 16n) | a));
+  const stream = Buffer.concat([Buffer.from([0x78, 0xda]), ...new Array<Buffer>(mib).fill(block), deflateRawSync(Buffer.alloc(0)), adler]);
+  return pdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>',
+    `<< /Filter /FlateDecode /Length ${stream.length} >>\nstream\n${stream.toString('latin1')}\nendstream`,
   ]);
 }
 

@@ -19,7 +19,7 @@ const PREVIEWS = { maxRunning: 2, maxQueued: 32, queueTimeoutMs: 60_000 };
  * is opened with the operations' limits (OCR_MAX_PAGES, OCR_MAX_PAGE_PIXELS); nothing of it is logged.
  */
 export const pagePreviewRoutes: FastifyPluginAsync<{ config: Config; stores: Stores }> = async (api, { config, stores }) => {
-  const limits = { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels, pdfHeapMb: config.ocr.pdfHeapMb };
+  const limits = { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels, pdfHeapMb: config.ocr.pdfHeapMb, pdfPageTimeoutMs: config.ocr.pdfPageTimeoutMs };
   const previews = new Limiter('page preview', PREVIEWS);
   api.get<{ Params: { token: string; page: string } }>('/files/:token/pages/:page', async (request, reply) => {
     const index = pageIndex(request.params.page);

@@ -25,6 +25,11 @@ export async function childProcessMemory(parentPid = process.pid): Promise<Child
   return children.filter((child): child is ChildMemory => child !== undefined);
 }
 
+/** The resident memory of process `pid`, read from /proc (Linux); undefined where it cannot be read. */
+export async function residentBytes(pid: number): Promise<number | undefined> {
+  return (await memoryOf(pid))?.residentBytes;
+}
+
 async function memoryOf(pid: number): Promise<ChildMemory | undefined> {
   const status = await readText(`/proc/${pid}/status`);
   if (status === undefined) return undefined;
