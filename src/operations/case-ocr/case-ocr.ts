@@ -12,7 +12,7 @@ import type { OperationContext } from '../context.js';
 import { statelessOperation } from '../operation.js';
 import { forEachFile, forEachPage, recognize, withDocument } from '../document-operations.js';
 import { refineWithLlm } from '../llm-calls.js';
-import { extractPatientInfo, type PatientInfo } from './patient-info.js';
+import { extractPatientInfo, type PatientInfo } from '../personal-data/patient-info.js';
 import { REFINE_MAX_TOKENS, mergeRefined, refineMessages, refinedAnswer } from './refine.js';
 
 type RecognizedPage = NonNullable<CaseOcrResponse['ocr_results'][number]['pages']>[number];

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { ChatMessage } from '../../engines/types.js';
 import { normalizeForMatching } from '../speech-process/evidence.js';
-import type { PatientInfo } from './patient-info.js';
+import type { PatientInfo } from '../personal-data/patient-info.js';
 
 export const REFINE_PROMPT_VERSION = 'patient-info-v1';
 /** OCR text shown to the model; the fields sit in the header of a report. */

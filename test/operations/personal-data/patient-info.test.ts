@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractAge, extractCancerType, extractName, extractPatientInfo, extractStage } from '../../../src/operations/case-ocr/patient-info.js';
+import { extractAge, extractCancerType, extractName, extractPatientInfo, extractStage } from '../../../src/operations/personal-data/patient-info.js';
 
 describe('patient name', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { detectLabelledValues } from '../../../../src/operations/case-file-process/detectors/labelled-value.js';
+import { detectLabelledValues } from '../../../src/operations/personal-data/labelled-value.js';
 import { CLINICAL_LINES, slices } from './slices.js';
-import { findPersonalData, UNREAD_VALUE_RULE } from '../../../../src/operations/case-file-process/detectors/index.js';
+import { findPersonalData, UNREAD_VALUE_RULE } from '../../../src/operations/personal-data/index.js';
 
 function values(line: string): string[] {
   return slices(line, detectLabelledValues(line).detections);
