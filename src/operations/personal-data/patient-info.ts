@@ -1,10 +1,26 @@
 /**
- * Patient information by deterministic rules over OCR text. Each field is read after its label
- * (姓名/患者/Name, 年龄/Age or "56岁", 诊断/Diagnosis, 分期/Stage or TNM); a field that no
- * rule finds is null, never guessed. Age is digits only, in years ("56岁" → "56"); ages given
- * in months or days are null. Stage is "IIIA" style (Roman, upper case, no 期) or TNM as
- * written without spaces ("pT2N1M0").
+ * Patient information from the page's layout. A field's value is found where its label puts it:
+ * after the label on its line (up to the next label: "Patient: John Ellis  Sex: M"), else right of
+ * it on its row (OCR cut the row), else in the cell below it (a table's header row over its value
+ * row). The name is what the de-identification detectors find after a patient's label (姓名, 患者,
+ * 名 clipped of its 姓, Name, Patient, Pt …) or in the cell before 性别: a name the
+ * de-identification paints is a name case-ocr can return. Files and pages are read in request
+ * order; the first value found wins, so a stage on any file of the request counts.
+ *
+ * A field is returned only with evidence on the page, never guessed: age is digits only, in years
+ * ("56岁" → "56"; months or days → null); cancer_type is the organ's type in the diagnosis's
+ * language (cancer-types.ts); stage is "IIIA" style (Roman, upper case, no 期, a sub-stage digit
+ * kept: "IA3") or TNM as written without spaces ("pT2N1M0").
  */
+import { removeCjkSpaces } from '../../engines/ocr/index.js';
+import type { OcrPage, OcrWord } from '../../engines/types.js';
+import { cancerTypeOf } from './cancer-types.js';
+import { findPersonalData } from './index.js';
+import { scanLabels, type LabelMatch } from './label-scanner.js';
+import { cellBelow, endsLine, firstWordRightOf, spanBox, wordsRightOf } from './layout.js';
+import { pageLines, type PageLine } from './lines.js';
+import { nameValueSpan } from './name-value.js';
+import { toHalfWidth } from './text.js';
 
 export interface PatientInfo {
   name: string | null;
@@ -13,130 +29,172 @@ export interface PatientInfo {
   stage: string | null;
 }
 
-const SEP = '[\\s:：]*';
-/** Words that follow a label on forms and are never a name. */
-const NOT_NAMES = new Set(['性别', '年龄', '男', '女', '科室', '病区', '床号', '住院号', '门诊号', '病历号', '姓名', '患者', '未知', '不详']);
-/** Labels that may directly follow a name on the same line ("张三性别男"). */
-const NEXT_LABEL = /(性别|年龄|科室|病区|床号|床位|住院号|门诊号|病历号|病案号|ID|送检|标本|年|性)/u;
+/** Labels (as the vocabulary in labels.ts writes them) whose value is the patient's own name. */
+const PATIENT_NAME_LABELS: ReadonlySet<string> = new Set([
+  '姓名', '患者姓名', '病人姓名', '患者', '病人', '名', 'Name', 'Patient', 'Patient Name', 'Pt', 'Pt Name', 'Pt. Name',
+]);
+const NAME_BEFORE_SEX_RULE = 'name-before-sex';
 
-function firstMatch(text: string, patterns: readonly RegExp[]): RegExpExecArray | null {
-  for (const pattern of patterns) {
-    const match = pattern.exec(text);
-    if (match) return match;
-  }
-  return null;
+type Field = 'age' | 'diagnosis' | 'stage';
+/** Field labels (labels.ts FIELD_LABELS) whose value a patient_info field is read from. */
+const FIELD_OF_LABEL: Readonly<Record<string, Field>> = {
+  年龄: 'age', Age: 'age',
+  诊断: 'diagnosis', 临床诊断: 'diagnosis', 病理诊断: 'diagnosis', 入院诊断: 'diagnosis', 出院诊断: 'diagnosis', Diagnosis: 'diagnosis', Impression: 'diagnosis',
+  分期: 'stage', 临床分期: 'stage', 病理分期: 'stage', TNM分期: 'stage', Stage: 'stage',
+};
+
+const SEPARATOR = /^[\s:;.|∶]*/u;
+const BLANK = /^[\s\p{P}]*$/u;
+
+/** What the page says after each label, in reading order. */
+interface Readings {
+  names: string[];
+  values: Record<Field, string[]>;
+  lines: string[];
 }
 
-const NAME_PATTERNS = [
-  new RegExp(`(?:患者)?姓\\s*名${SEP}([\\p{Script=Han}·]{2,12})`, 'u'),
-  new RegExp(`患\\s*者${SEP.replace('*', '+')}([\\p{Script=Han}·]{2,12})`, 'u'),
-  /\b(?:Patient\s+)?Name\s*[:：]\s*([A-Z][a-z]+(?:[ -](?!(?:Age|Sex|Gender|DOB|ID|Dept)\b)[A-Z][a-z]+){0,3})/u,
-];
+function joinWords(words: readonly OcrWord[]): string {
+  return removeCjkSpaces(words.map((word) => word.text).join(' '));
+}
 
-export function extractName(text: string): string | null {
-  const match = firstMatch(text, NAME_PATTERNS);
-  if (!match) return null;
-  let name = match[1]!;
-  const label = NEXT_LABEL.exec(name);
-  if (label && label.index > 0) name = name.slice(0, label.index);
-  if (/\p{Script=Han}/u.test(name) && (name.length < 2 || name.length > 4) && !name.includes('·')) return null;
-  return NOT_NAMES.has(name) ? null : name;
+/**
+ * A label's value where the layout puts it when nothing follows the label on its line: the words
+ * right of it on its row, else the cell below it. Empty when there is none.
+ */
+function valueByLayout(page: OcrPage, line: PageLine, label: LabelMatch): string {
+  const labelBox = spanBox(page, line, label.start, label.end);
+  if (!labelBox) return '';
+  if (endsLine(line, label.end)) {
+    const right = wordsRightOf(page, labelBox, line);
+    if (right.length) return joinWords(right);
+  }
+  return joinWords(cellBelow(page, labelBox, firstWordRightOf(line, labelBox)?.x0));
+}
+
+/** The text after a label on its line, up to the next label, else where the layout puts its value. */
+function valueOf(page: OcrPage, line: PageLine, text: string, labels: readonly LabelMatch[], index: number): string {
+  const label = labels[index]!;
+  const onLine = text.slice(label.end, labels[index + 1]?.start ?? text.length).replace(SEPARATOR, '');
+  return BLANK.test(onLine) ? valueByLayout(page, line, label) : onLine;
+}
+
+/** The label a name found at `start` stands after: the last label before it, unless that ends another person's label ("Physician Name"). */
+function isPatientLabelBefore(labels: readonly LabelMatch[], start: number, text: string): boolean {
+  const index = labels.findLastIndex((label) => label.end <= start);
+  const label = labels[index];
+  if (!label || !PATIENT_NAME_LABELS.has(label.label)) return false;
+  const before = labels[index - 1];
+  const joined = before && /^\s*$/u.test(text.slice(before.end, label.start));
+  return !(joined && before.category === 'name' && !PATIENT_NAME_LABELS.has(before.label));
+}
+
+/** A name as the page writes it, without the spaces OCR put between Chinese characters. */
+const tidyName = (name: string) => removeCjkSpaces(name.trim());
+
+function readLine(page: OcrPage, line: PageLine, readings: Readings): void {
+  const text = toHalfWidth(line.text);
+  readings.lines.push(text);
+  const labels = scanLabels(text).filter((label) => label.category !== 'not-label');
+  const findings = findPersonalData(line.text);
+  for (const detection of findings.detections) {
+    if (detection.kind !== 'name') continue;
+    if (detection.rule === NAME_BEFORE_SEX_RULE || isPatientLabelBefore(labels, detection.start, text)) {
+      readings.names.push(tidyName(line.text.slice(detection.start, detection.end)));
+    }
+  }
+  labels.forEach((label, index) => {
+    const field = FIELD_OF_LABEL[label.label];
+    if (field) readings.values[field].push(valueOf(page, line, text, labels, index));
+    const open = findings.openLabels.some((openLabel) => openLabel.start === label.start && openLabel.kind === 'name');
+    if (open && PATIENT_NAME_LABELS.has(label.label)) {
+      const value = valueByLayout(page, line, label);
+      const span = nameValueSpan(value, false);
+      if (span) readings.names.push(tidyName(value.slice(span.start, span.end)));
+    }
+  });
 }
 
 const MAX_AGE = 120;
-const AGE_PATTERNS = [
-  new RegExp(`年\\s*龄${SEP}(\\d{1,3})(?!\\d)\\s*(岁|歲|周岁|个月|月|天|日|Y|y)?`, 'u'),
-  /\bAge\s*[:：]?\s*(\d{1,3})(?!\d)\s*(years?|yrs?|y|months?|m)?/iu,
-  /(?<![\d.])(\d{1,3})\s*(岁|歲|周岁)/u,
-];
+const LABELLED_AGE = /^(\d{1,3})(?!\d)\s*(岁|歲|周岁|个月|月|天|日|周|years?|yrs?|y|months?|mos?|m|weeks?|wks?|w|days?|d)?(?![a-z])/iu;
+const UNLABELLED_AGES = [/(?<![\d.])(\d{1,3})\s*(?:岁|歲|周岁)/u, /(?<![\d.])(\d{1,3})[- ]?(?:years?|yrs?)[- ]old\b/iu];
+const NOT_YEARS = /^(?:个月|月|天|日|周|months?|mos?|m|weeks?|wks?|w|days?|d)$/iu;
 
-export function extractAge(text: string): string | null {
-  const match = firstMatch(text, AGE_PATTERNS);
-  if (!match) return null;
-  const unit = (match[2] ?? '').toLowerCase();
-  if (/^(个月|月|天|日|months?|m)$/u.test(unit)) return null;
-  const years = Number(match[1]);
-  return years > 0 && years <= MAX_AGE ? String(years) : null;
+function years(digits: string): string | null {
+  const age = Number(digits);
+  return age > 0 && age <= MAX_AGE ? String(age) : null;
 }
 
-/** Cancer types, the most specific first so "非小细胞肺癌" wins over "肺癌". */
-export const CANCER_TYPES = [
-  '非小细胞肺癌', '小细胞肺癌', '肺腺癌', '肺鳞癌', '肺癌',
-  '乳腺癌', '胃癌', '食管癌', '贲门癌', '结直肠癌', '结肠癌', '直肠癌', '肝细胞癌', '肝癌', '胆管癌', '胆囊癌', '胰腺癌',
-  '鼻咽癌', '喉癌', '口腔癌', '甲状腺癌', '宫颈癌', '子宫内膜癌', '卵巢癌', '前列腺癌', '膀胱癌', '肾细胞癌', '肾癌',
-  '淋巴瘤', '白血病', '多发性骨髓瘤', '黑色素瘤', '胶质瘤', '骨肉瘤', '软组织肉瘤',
-  'non-small cell lung cancer', 'small cell lung cancer', 'lung adenocarcinoma', 'lung cancer', 'breast cancer',
-  'gastric cancer', 'colorectal cancer', 'rectal cancer', 'colon cancer', 'hepatocellular carcinoma', 'liver cancer',
-  'pancreatic cancer', 'esophageal cancer', 'nasopharyngeal carcinoma', 'thyroid cancer', 'cervical cancer',
-  'ovarian cancer', 'prostate cancer', 'bladder cancer', 'lymphoma', 'leukemia', 'melanoma',
-] as const;
+/** Age in years from the value of an age label; null for months, days or no number. */
+export function ageFromValue(value: string): string | null {
+  const match = LABELLED_AGE.exec(value.trim());
+  if (!match || NOT_YEARS.test(match[2] ?? '')) return null;
+  return years(match[1]!);
+}
 
-/** Organ + histology as reports write it ("右肺上叶腺癌", "左乳浸润性导管癌"), mapped to a vocabulary term. */
-const ORGAN_FINDINGS: ReadonlyArray<[RegExp, string]> = [
-  [/肺[\p{Script=Han}]{0,6}腺癌/u, '肺腺癌'],
-  [/肺[\p{Script=Han}]{0,6}鳞(?:状细胞)?癌/u, '肺鳞癌'],
-  [/乳(?:腺|房)?[\p{Script=Han}]{0,8}癌/u, '乳腺癌'],
-  [/胃[\p{Script=Han}]{0,6}癌/u, '胃癌'],
-  [/食管[\p{Script=Han}]{0,6}癌/u, '食管癌'],
-  [/结肠[\p{Script=Han}]{0,6}癌/u, '结肠癌'],
-  [/直肠[\p{Script=Han}]{0,6}癌/u, '直肠癌'],
-  [/肝[\p{Script=Han}]{0,4}细胞癌/u, '肝细胞癌'],
-];
-
-const NEGATION = /(排除|除外|否认|未见|无|非)$/u;
-const DIAGNOSIS_LINE = /(?:诊\s*断|Diagnosis|印象)[^\n]*/giu;
-
-function vocabularyTerm(text: string): string | null {
-  const lower = text.toLowerCase();
-  for (const term of CANCER_TYPES) {
-    let from = 0;
-    for (let at = lower.indexOf(term, from); at >= 0; at = lower.indexOf(term, from)) {
-      if (!NEGATION.test(text.slice(Math.max(0, at - 2), at))) return term;
-      from = at + term.length;
-    }
-  }
-  for (const [pattern, term] of ORGAN_FINDINGS) {
+/** Age in years from text with no label: "63岁", "a 61-year-old man". */
+export function ageInText(text: string): string | null {
+  for (const pattern of UNLABELLED_AGES) {
     const match = pattern.exec(text);
-    if (match && !NEGATION.test(text.slice(Math.max(0, match.index - 2), match.index))) return term;
+    if (match) return years(match[1]!);
   }
   return null;
-}
-
-/** The cancer type named on a diagnosis line, else anywhere in the text. */
-export function extractCancerType(text: string): string | null {
-  for (const line of text.match(DIAGNOSIS_LINE) ?? []) {
-    const term = vocabularyTerm(line);
-    if (term) return term;
-  }
-  return vocabularyTerm(text);
 }
 
 const ROMAN: Record<string, string> = { Ⅰ: 'I', Ⅱ: 'II', Ⅲ: 'III', Ⅳ: 'IV', '2': 'II', '3': 'III', '4': 'IV' };
 /**
  * After a 分期/Stage label, OCR reads the bars of a Roman numeral as I, l, 1 or | ("1IB" for
  * IIB): up to three of them (and a V) count as I. A Chinese reader may take three bars for 川
- * ("I川IA" for IIIA): a run of bars with 川 in it is III, the most bars a stage has. Without a
- * label only true numerals count.
+ * ("I川IA" for IIIA): a run of bars with 川 in it is III, the most bars a stage has. A sub-stage
+ * may carry a digit ("IA3"). Without a label only true numerals count.
  */
-const STAGE_VALUE = '(IV|[Il1|川]{1,3}V?|V|Ⅳ|Ⅲ|Ⅱ|Ⅰ|[2-4])\\s*([ABCabc]?)';
-const STAGE_PATTERNS = [
-  new RegExp(`(?:分\\s*期|Stage)${SEP}${STAGE_VALUE}(?![A-Za-z0-9])`, 'iu'),
-  new RegExp(`(?<![A-Za-z0-9])(IV|III|II|I|Ⅳ|Ⅲ|Ⅱ|Ⅰ)\\s*([ABCabc]?)\\s*期`, 'u'),
+const NUMERAL_AFTER_LABEL = '(IV|[Il1|川]{1,3}V?|V|Ⅳ|Ⅲ|Ⅱ|Ⅰ|[2-4])';
+const SUB_STAGE = '\\s*((?:[ABCabc][1-3]?)?)';
+const STAGE_VALUE = new RegExp(`^(?:stage\\s*)?${NUMERAL_AFTER_LABEL}${SUB_STAGE}(?![A-Za-z0-9])`, 'iu');
+const STAGE_IN_TEXT = [
+  new RegExp(`(?:分\\s*期|Stage)[\\s:：]*${NUMERAL_AFTER_LABEL}${SUB_STAGE}(?![A-Za-z0-9])`, 'iu'),
+  new RegExp(`(?<![A-Za-z0-9])(IV|III|II|I|Ⅳ|Ⅲ|Ⅱ|Ⅰ)${SUB_STAGE}\\s*期`, 'u'),
 ];
-
-function romanStage(numeral: string): string {
-  if (numeral.includes('川')) return 'III';
-  return ROMAN[numeral] ?? numeral.replace(/[l1|]/g, 'I');
-}
 const TNM = /(?<![A-Za-z])([cpy]{0,2})T([0-4]|is|x|X)([a-d]?)\s*N([0-3]|x|X)([a-c]?)\s*M([01]|x|X)([a-c]?)(?![A-Za-z0-9])/u;
 
-export function extractStage(text: string): string | null {
-  const stage = firstMatch(text, STAGE_PATTERNS);
-  if (stage) return romanStage(stage[1]!) + stage[2]!.toUpperCase();
-  const tnm = TNM.exec(text);
-  return tnm ? tnm[0].replace(/\s+/g, '') : null;
+function romanStage(numeral: string, subStage: string): string {
+  const roman = numeral.includes('川') ? 'III' : ROMAN[numeral] ?? numeral.replace(/[l1|]/gu, 'I');
+  return roman + subStage.toUpperCase();
 }
 
-export function extractPatientInfo(text: string): PatientInfo {
-  return { name: extractName(text), age: extractAge(text), cancer_type: extractCancerType(text), stage: extractStage(text) };
+const tnmIn = (text: string) => TNM.exec(text)?.[0].replace(/\s+/gu, '') ?? null;
+
+/** The stage a stage label's value gives: a Roman stage at its start, else a TNM in it. */
+export function stageFromValue(value: string): string | null {
+  const stage = STAGE_VALUE.exec(value.trim());
+  return stage ? romanStage(stage[1]!, stage[2]!) : tnmIn(value);
+}
+
+/** A stage written with its label or 期 anywhere in the text, else a TNM. */
+export function stageInText(text: string): string | null {
+  for (const pattern of STAGE_IN_TEXT) {
+    const stage = pattern.exec(text);
+    if (stage) return romanStage(stage[1]!, stage[2]!);
+  }
+  return tnmIn(text);
+}
+
+function firstOf<T>(values: readonly T[], read: (value: T) => string | null): string | null {
+  for (const value of values) {
+    const found = read(value);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** Patient information over the pages of all files of a request, in request order. */
+export function readPatientInfo(pages: readonly OcrPage[]): PatientInfo {
+  const readings: Readings = { names: [], values: { age: [], diagnosis: [], stage: [] }, lines: [] };
+  for (const page of pages) for (const line of pageLines(page)) readLine(page, line, readings);
+  const labelledAge = readings.values.age.find((value) => /\d/u.test(value));
+  return {
+    name: readings.names.find(Boolean) ?? null,
+    age: labelledAge === undefined ? firstOf(readings.lines, ageInText) : ageFromValue(labelledAge),
+    cancer_type: firstOf(readings.values.diagnosis, cancerTypeOf) ?? firstOf(readings.lines, cancerTypeOf),
+    stage: firstOf(readings.values.stage, stageFromValue) ?? firstOf(readings.lines, stageInText),
+  };
 }
