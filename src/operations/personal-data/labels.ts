@@ -11,6 +11,16 @@ import type { PersonalKind } from './types.js';
  */
 export const RELATION_LABELS: ReadonlySet<string> = new Set(['父亲', '母亲', '丈夫', '妻子', '儿子', '女儿', '配偶']);
 
+/**
+ * Labels after which only a value of the exact shape of a name counts, colon or not, and which
+ * never wait for a value below: relatives, and Pt, clinical shorthand for the patient in notes
+ * ("Pt: afebrile").
+ */
+export const NAME_SHAPE_ONLY_LABELS: ReadonlySet<string> = new Set([...RELATION_LABELS, 'Pt']);
+
+/** Labels only in the case written here: Pt is the patient, PT prothrombin time ("PT: 12.5 s", a coagulation table's column). */
+export const CASE_SENSITIVE_LABELS: ReadonlySet<string> = new Set(['Pt', 'Pt Name', 'Pt. Name']);
+
 export const PERSONAL_LABELS: Readonly<Record<PersonalKind, readonly string[]>> = {
   name: [
     '姓名', '患者姓名', '病人姓名', '患者', '病人', '送检医生', '送检医师', '申请医生', '申请医师', '报告医生', '报告医师',
@@ -73,5 +83,5 @@ export const CLIPPED_LABELS: Readonly<Partial<Record<PersonalKind, readonly stri
 /** Labels that are also ordinary words: without a colon their value must have the exact shape of its kind. */
 export const AMBIGUOUS_LABELS: ReadonlySet<string> = new Set([
   '患者', '病人', '检验', '审核', '出生', '医师', '医生', '签名', '家属', '监护人', '护照', 'patient', 'doctor', 'physician',
-  'name', 'address', 'id', 'guardian', 'spouse', 'pt', ...Object.values(CLIPPED_LABELS).flat(),
+  'name', 'address', 'id', 'guardian', 'spouse', ...Object.values(CLIPPED_LABELS).flat(),
 ]);

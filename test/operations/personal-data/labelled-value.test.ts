@@ -173,6 +173,11 @@ describe('labelled values: clinical lines stay visible', () => {
     ['姓名：不详'],
     ['审核:2016-08-24 10:30'],
     ['生日：不详'],
+    // PT is prothrombin time on a lab report: after Pt only a name's shape counts.
+    ['PT: 12.5 s'],
+    ['PT:'],
+    ['PT  APTT  INR'],
+    ['Pt: stable'],
   ])('%s', (line) => {
     expect(detectLabelledValues(line)).toEqual({ detections: [], openLabels: [] });
   });

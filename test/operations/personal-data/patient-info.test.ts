@@ -78,6 +78,7 @@ describe('name after a patient label on its line, as the de-identification finds
     ['Physician Name: Dr. Lee'],
     ['Reported by: John Smith'],
     ['Pt presented with cough'],
+    ['PT: 12.5 s  INR: 1.1'],
     ['名单  已审核'],
   ])('%s → no name', (line) => {
     expect(info(line).name).toBeNull();
