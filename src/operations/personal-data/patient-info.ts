@@ -39,7 +39,7 @@ type Field = 'age' | 'diagnosis' | 'stage';
 /** Field labels (labels.ts FIELD_LABELS) whose value a patient_info field is read from. */
 const FIELD_OF_LABEL: Readonly<Record<string, Field>> = {
   年龄: 'age', Age: 'age',
-  诊断: 'diagnosis', 临床诊断: 'diagnosis', 病理诊断: 'diagnosis', 入院诊断: 'diagnosis', 出院诊断: 'diagnosis', Diagnosis: 'diagnosis', Impression: 'diagnosis',
+  诊断: 'diagnosis', 临床诊断: 'diagnosis', 病理诊断: 'diagnosis', 入院诊断: 'diagnosis', 出院诊断: 'diagnosis', Diagnosis: 'diagnosis',
   分期: 'stage', 临床分期: 'stage', 病理分期: 'stage', TNM分期: 'stage', Stage: 'stage',
 };
 
@@ -78,7 +78,10 @@ function valueOf(page: OcrPage, line: PageLine, text: string, labels: readonly L
   return BLANK.test(onLine) ? valueByLayout(page, line, label) : onLine;
 }
 
-/** The label a name found at `start` stands after: the last label before it, unless that ends another person's label ("Physician Name"). */
+/**
+ * Whether a name found at `start` stands after a patient's label: the last label before it,
+ * unless that label ends another person's ("Physician Name").
+ */
 function isPatientLabelBefore(labels: readonly LabelMatch[], start: number, text: string): boolean {
   const index = labels.findLastIndex((label) => label.end <= start);
   const label = labels[index];
@@ -192,7 +195,7 @@ export function readPatientInfo(pages: readonly OcrPage[]): PatientInfo {
   for (const page of pages) for (const line of pageLines(page)) readLine(page, line, readings);
   const labelledAge = readings.values.age.find((value) => /\d/u.test(value));
   return {
-    name: readings.names.find(Boolean) ?? null,
+    name: readings.names[0] ?? null,
     age: labelledAge === undefined ? firstOf(readings.lines, ageInText) : ageFromValue(labelledAge),
     cancer_type: firstOf(readings.values.diagnosis, cancerTypeOf) ?? firstOf(readings.lines, cancerTypeOf),
     stage: firstOf(readings.values.stage, stageFromValue) ?? firstOf(readings.lines, stageInText),
