@@ -147,10 +147,10 @@ const ROMAN: Record<string, string> = { Ⅰ: 'I', Ⅱ: 'II', Ⅲ: 'III', Ⅳ: 'I
 /**
  * After a 分期/Stage label, OCR reads the bars of a Roman numeral as I, l, 1 or | ("1IB" for
  * IIB): up to three of them (and a V) count as I. A Chinese reader may take three bars for 川
- * ("I川IA" for IIIA): a run of bars with 川 in it is III, the most bars a stage has. A sub-stage
- * may carry a digit ("IA3"). Without a label only true numerals count.
+ * ("I川IA", "I川IIA" for IIIA): a run of bars with 川 in it is III, the most bars a stage has. A
+ * sub-stage may carry a digit ("IA3"). Without a label only true numerals count.
  */
-const NUMERAL_AFTER_LABEL = '(IV|[Il1|川]{1,3}V?|V|Ⅳ|Ⅲ|Ⅱ|Ⅰ|[2-4])';
+const NUMERAL_AFTER_LABEL = '(IV|[Il1|]*川[Il1|川]*|[Il1|]{1,3}V?|V|Ⅳ|Ⅲ|Ⅱ|Ⅰ|[2-4])';
 const SUB_STAGE = '\\s*((?:[ABCabc][1-3]?)?)';
 const STAGE_VALUE = new RegExp(`^(?:stage\\s*)?${NUMERAL_AFTER_LABEL}${SUB_STAGE}(?![A-Za-z0-9])`, 'iu');
 const STAGE_IN_TEXT = [

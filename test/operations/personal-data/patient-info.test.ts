@@ -215,6 +215,7 @@ describe('stage', () => {
     ['病理分期: INIA 期 T2N2M0)', 'T2N2M0'],
     ['分期：3期', 'III'],
     ['病理分期：I川IA期(T2N2M0)', 'IIIA'],
+    ['病理分期：I川IIA期(T2N2M0)', 'IIIA'],
     ['分期：川B', 'IIIB'],
   ])('%s → %s', (line, stage) => {
     expect(info(line).stage).toBe(stage);
