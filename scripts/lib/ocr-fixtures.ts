@@ -15,6 +15,17 @@ export const readFixture = (file: string): Buffer => readFileSync(join(OCR_FIXTU
 export const groundTruth = (): Record<string, OcrTruth> =>
   JSON.parse(readFileSync(join(OCR_FIXTURES, 'ground-truth.json'), 'utf8')) as Record<string, OcrTruth>;
 
+/** Pages whose patient fields stand in other layouts, under test/fixtures/ocr/patient. */
+export const PATIENT_FIXTURES = join(OCR_FIXTURES, 'patient');
+
+/** A request of the patient-layout set: its files in order (names in PATIENT_FIXTURES), their text and the patient_info they give. */
+export interface PatientRequestTruth extends OcrTruth {
+  files: string[];
+}
+
+export const patientRequests = (): Record<string, PatientRequestTruth> =>
+  JSON.parse(readFileSync(join(PATIENT_FIXTURES, 'ground-truth.json'), 'utf8')) as Record<string, PatientRequestTruth>;
+
 /** A 24-bit BMP of an image (BMP fixtures are large, so tests make them). */
 export async function toBmp(image: Buffer): Promise<Buffer> {
   const { data, info } = await sharp(image).greyscale().raw().toBuffer({ resolveWithObject: true });

@@ -72,7 +72,7 @@ export const caseOcrResponse = z.object({
     .object({
       name: recognized.meta({ description: "Patient name as written after its label (姓名/患者/Name)" }),
       age: recognized.meta({ description: 'Age in whole years as a string of digits: "56" for 年龄：56岁; null when given in months or days' }),
-      cancer_type: recognized.meta({ description: 'Cancer type from the diagnosis, e.g. 肺腺癌, 乳腺癌' }),
+      cancer_type: recognized.meta({ description: 'Cancer type by organ from the diagnosis, in its language, e.g. 肺癌, 乳腺癌, liver cancer' }),
       stage: recognized.meta({ description: 'Stage as "IIIA" (Roman, no 期) or TNM as written without spaces, e.g. "pT2N1M0"' }),
     })
     .meta({ description: 'Read from all files together; a field found nowhere, or not certain, is null (never guessed)' }),

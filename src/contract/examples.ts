@@ -82,7 +82,7 @@ export const EXAMPLES = {
     request: { request_id: 'req-20261121-0004', files: [fileRef] },
     response: {
       request_id: 'req-20261121-0004',
-      patient_info: { name: '张三', age: '56', cancer_type: '肺腺癌', stage: 'IIIA期' },
+      patient_info: { name: '张三', age: '56', cancer_type: '肺癌', stage: 'IIIA' },
       ocr_results: [{ upload_file_id: 1001, ocr_result: '病理诊断报告\n姓名：张三 年龄：56岁\n病理诊断：右肺上叶浸润性腺癌' }],
     },
   },

@@ -1,17 +1,17 @@
 /**
  * Where on a page the personal data is, as boxes in the page's OCR frame:
  * - every detector span, mapped from characters to the parts of the word boxes they cover;
- * - label-value layout for a personal label whose value is not on its line: when the label ends
- *   its line, the first group of words to its right on the same row (OCR often cuts a row into
- *   separate lines) and the blank gap to them (a signature OCR cannot read); before the next
- *   word of its line, the blank up to it (a value too faint to read); and in tables, the cell
- *   below the label (its column runs to the next word of the header row).
+ * - label-value layout (personal-data/layout.ts) for a personal label whose value is not on its
+ *   line: when the label ends its line, the first group of words to its right on the same row
+ *   and the blank gap to them (a signature OCR cannot read); before the next word of its line,
+ *   the blank up to it (a value too faint to read); and in tables, the cell below the label.
  */
-import type { Box, OcrPage, OcrWord } from '../../engines/types.js';
-import { findPersonalData, UNREAD_VALUE_RULE, type OpenLabel, type PersonalKind } from './detectors/index.js';
-import { boxOfChars } from '../../engines/ocr/index.js';
+import type { Box, OcrPage } from '../../engines/types.js';
+import {
+  cellBelow, endsLine, findPersonalData, firstWordRightOf, heightOf, pageLines, RIGHT_REACH_HEIGHTS, spanBox, union, UNREAD_VALUE_RULE, wordsRightOf,
+  type OpenLabel, type PageLine, type PersonalKind,
+} from '../personal-data/index.js';
 import { GatewayError } from '../../errors.js';
-import { pageLines, type PageLine } from './lines.js';
 
 /**
  * The blank beside a datum on its line: where the word before it ends and the word after it
@@ -42,41 +42,8 @@ export interface ReadText {
   text: string;
 }
 
-/** Words closer than this many line heights belong to one value ("孟 丁", "9005 1065"). */
-const VALUE_GAP_HEIGHTS = 1.5;
-/** A value to the right of its label starts within this many line heights of it. */
-const RIGHT_REACH_HEIGHTS = 3;
-/** The longest value taken to the right of, or below, a label, in line heights. */
-const MAX_VALUE_HEIGHTS = 14;
 /** A blank after an open label this many line heights wide is a field whose value was not read. */
 const MIN_BLANK_FIELD_HEIGHTS = 1;
-/** The cell below a header starts within this many line heights under it. */
-const BELOW_REACH_HEIGHTS = 1.8;
-
-const heightOf = (box: Box) => Math.max(1, box.y1 - box.y0);
-const centerX = (box: Box) => (box.x0 + box.x1) / 2;
-const centerY = (box: Box) => (box.y0 + box.y1) / 2;
-
-export function union(boxes: readonly Box[]): Box {
-  return {
-    x0: Math.min(...boxes.map((box) => box.x0)),
-    y0: Math.min(...boxes.map((box) => box.y0)),
-    x1: Math.max(...boxes.map((box) => box.x1)),
-    y1: Math.max(...boxes.map((box) => box.y1)),
-  };
-}
-
-/** The box characters [start, end) of a line cover: one rectangle over all their words. */
-export function spanBox(page: OcrPage, line: PageLine, start: number, end: number): Box | undefined {
-  const parts: Box[] = [];
-  for (let position = 0; position < line.words.length; position++) {
-    const chars: number[] = [];
-    for (let char = start; char < end; char++) if (line.wordOf[char] === position) chars.push(line.offsetInWord[char]!);
-    if (!chars.length) continue;
-    parts.push(partOfWord(page.words[line.words[position]!]!, line.boxes[position]!, Math.min(...chars), Math.max(...chars) + 1));
-  }
-  return parts.length ? union(parts) : undefined;
-}
 
 /** Whether a word of characters [start, end) of a line has no characters placed by its reader. */
 function isEstimated(page: OcrPage, line: PageLine, start: number, end: number): boolean {
@@ -85,18 +52,6 @@ function isEstimated(page: OcrPage, line: PageLine, start: number, end: number):
     if (position >= 0 && !page.words[line.words[position]!]!.chars) return true;
   }
   return false;
-}
-
-/**
- * The part of a word UTF-16 characters [from, to) take: the union of their own boxes when the
- * reader placed each character, else a share of the word's box by character widths.
- */
-function partOfWord(word: OcrWord, box: Box, from: number, to: number): Box {
-  if (!word.chars) return boxOfChars(word.text, box, from, to);
-  const first = [...word.text.slice(0, from)].length;
-  const last = [...word.text.slice(0, to)].length;
-  const placed = word.chars.slice(first, Math.max(first + 1, last));
-  return placed.length ? union(placed) : boxOfChars(word.text, box, from, to);
 }
 
 const PUNCTUATION = /^\p{P}$/u;
@@ -194,17 +149,14 @@ export function textBesideData(page: OcrPage): ReadText[] {
 function labelValueRegions(page: OcrPage, line: PageLine, label: OpenLabel): PersonalRegion[] {
   const labelBox = spanBox(page, line, label.start, label.end);
   if (!labelBox) return [];
-  const labelEndsLine = line.wordOf[label.end - 1] === line.words.length - 1 || label.end >= line.text.trimEnd().length;
+  const labelEndsLine = endsLine(line, label.end);
   const nextOnLine = labelEndsLine ? undefined : firstWordRightOf(line, labelBox);
+  const below = cellBelow(page, labelBox, nextOnLine?.x0);
   const boxes = [
     ...(labelEndsLine ? rightOfLabel(page, labelBox, line) : blankBefore(labelBox, nextOnLine)),
-    ...belowLabel(page, labelBox, nextOnLine?.x0),
+    ...(below.length ? [union(below.map((word) => word.box))] : []),
   ];
   return boxes.map((box) => ({ box, kind: label.kind, evidence: 'layout' as const, text: '' }));
-}
-
-function firstWordRightOf(line: PageLine, labelBox: Box): Box | undefined {
-  return line.boxes.find((box) => box.x0 >= labelBox.x1 - 1);
 }
 
 /**
@@ -218,41 +170,7 @@ function blankBefore(labelBox: Box, next: Box | undefined): Box[] {
 
 /** The first group of words right of the label on its row, and the gap up to it (or a blank field's width). */
 function rightOfLabel(page: OcrPage, labelBox: Box, line: PageLine): Box[] {
-  const height = heightOf(labelBox);
-  const onLine = new Set(line.words);
-  const candidates = page.words
-    .filter((word, index) => !onLine.has(index) && word.box.x0 >= labelBox.x1 - height / 2)
-    .filter((word) => centerY(word.box) > labelBox.y0 && centerY(word.box) < labelBox.y1)
-    .sort((a, b) => a.box.x0 - b.box.x0);
-  const group = wordGroup(candidates, labelBox.x1, height, RIGHT_REACH_HEIGHTS);
-  const blankField: Box = { x0: labelBox.x1, y0: labelBox.y0, x1: labelBox.x1 + RIGHT_REACH_HEIGHTS * height, y1: labelBox.y1 };
+  const group = wordsRightOf(page, labelBox, line);
+  const blankField: Box = { x0: labelBox.x1, y0: labelBox.y0, x1: labelBox.x1 + RIGHT_REACH_HEIGHTS * heightOf(labelBox), y1: labelBox.y1 };
   return group.length ? [union([blankField, ...group.map((word) => word.box)])] : [blankField];
-}
-
-/** Words that follow each other with small gaps, the first within `reach` heights of `from`. */
-function wordGroup(sorted: readonly OcrWord[], from: number, height: number, reach: number): OcrWord[] {
-  const group: OcrWord[] = [];
-  let edge = from;
-  for (const word of sorted) {
-    const gap = word.box.x0 - edge;
-    if (gap > (group.length ? VALUE_GAP_HEIGHTS : reach) * height) break;
-    if (word.box.x1 - from > MAX_VALUE_HEIGHTS * height) break;
-    group.push(word);
-    edge = Math.max(edge, word.box.x1);
-  }
-  return group;
-}
-
-/** The cell under a header label: words of the next row whose centre lies in the label's column. */
-function belowLabel(page: OcrPage, labelBox: Box, nextHeaderX0: number | undefined): Box[] {
-  const height = heightOf(labelBox);
-  const columnEnd = Math.min(nextHeaderX0 ?? Infinity, labelBox.x0 + MAX_VALUE_HEIGHTS * height);
-  const columnStart = labelBox.x0 - height;
-  const below = page.words.filter((word) => word.box.y0 >= labelBox.y1 - height / 4 && word.box.y0 <= labelBox.y1 + BELOW_REACH_HEIGHTS * height);
-  if (!below.length) return [];
-  const rowTop = Math.min(...below.map((word) => word.box.y0));
-  const cell = below.filter(
-    (word) => word.box.y0 < rowTop + height && centerX(word.box) >= columnStart && centerX(word.box) < columnEnd,
-  );
-  return cell.length ? [union(cell.map((word) => word.box))] : [];
 }

@@ -26,7 +26,7 @@ import type { PageRaster } from '../../documents/index.js';
 import { boundingBox, insideQuad, pointInQuad, type Quad } from '../../engines/ocr/index.js';
 import type { AuditReader, OcrPage, PageLie } from '../../engines/types.js';
 import { GatewayError } from '../../errors.js';
-import type { PersonalKind } from './detectors/index.js';
+import type { PersonalKind } from '../personal-data/index.js';
 import { padded, toRaster, type RasterFrame } from './geometry.js';
 import { isCode, personalRegions, textBesideData } from './locate.js';
 import { paintPage, type OutputFormat } from './output.js';

@@ -1,6 +1,7 @@
 /**
  * AI-5: every file fetched safely, split into pages (text layer or OCR), its text returned in
- * request order; patient_info from rules over all the text, refined by the LLM when it is ready.
+ * request order; patient_info from the layout of all the pages (the personal-data module the
+ * de-identification uses too), refined by the LLM when it is ready.
  * One bad file fails the request, its upload_file_id named in the message.
  */
 import type { CaseOcrRequest, CaseOcrResponse } from '../../contract/case-files.js';
@@ -12,7 +13,7 @@ import type { OperationContext } from '../context.js';
 import { statelessOperation } from '../operation.js';
 import { forEachFile, forEachPage, recognize, withDocument } from '../document-operations.js';
 import { refineWithLlm } from '../llm-calls.js';
-import { extractPatientInfo, type PatientInfo } from './patient-info.js';
+import { readPatientInfo, type PatientInfo } from '../personal-data/patient-info.js';
 import { REFINE_MAX_TOKENS, mergeRefined, refineMessages, refinedAnswer } from './refine.js';
 
 type RecognizedPage = NonNullable<CaseOcrResponse['ocr_results'][number]['pages']>[number];
@@ -29,7 +30,7 @@ async function caseOcr(request: CaseOcrRequest, context: OperationContext): Prom
     };
   });
   const allText = ocr_results.map((result) => result.ocr_result).join('\n');
-  return { request_id: request.request_id, patient_info: await patientInfo(allText, context), ocr_results };
+  return { request_id: request.request_id, patient_info: await patientInfo(files.flat(), allText, context), ocr_results };
 }
 
 export const caseOcrOperation = statelessOperation(OPERATIONS.caseOcr, caseOcr);
@@ -61,8 +62,8 @@ async function readPage(document: OpenedDocument, index: number, context: Operat
   return page.kind === 'text' ? page.page : recognize(page.image, context);
 }
 
-function patientInfo(text: string, context: OperationContext): Promise<PatientInfo> {
-  const rules = extractPatientInfo(text);
+function patientInfo(pages: readonly OcrPage[], text: string, context: OperationContext): Promise<PatientInfo> {
+  const rules = readPatientInfo(pages);
   if (!text.trim()) return Promise.resolve(rules);
   return refineWithLlm(
     context,

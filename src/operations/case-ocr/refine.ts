@@ -2,13 +2,15 @@
  * Optional refinement of the rules' patient_info by the LLM, under a JSON schema. The model sees
  * the start of the OCR text (where report headers carry these fields) and the rules' answer;
  * a value it gives counts only when it appears in the OCR text (compared without spaces,
- * punctuation, width or case), and age must be whole years. A field the model leaves null or
- * cannot ground keeps the rules' value: the rules already required a labelled match.
+ * punctuation, width or case), and age must be whole years; a cancer type is the one the synonym
+ * table gives for the model's term, as for the rules'. A field the model leaves null or cannot
+ * ground keeps the rules' value: the rules already required a labelled match.
  */
 import { z } from 'zod';
 import type { ChatMessage } from '../../engines/types.js';
 import { normalizeForMatching } from '../speech-process/evidence.js';
-import type { PatientInfo } from './patient-info.js';
+import { cancerTypeOf } from '../personal-data/cancer-types.js';
+import type { PatientInfo } from '../personal-data/patient-info.js';
 
 export const REFINE_PROMPT_VERSION = 'patient-info-v1';
 /** OCR text shown to the model; the fields sit in the header of a report. */
@@ -48,7 +50,7 @@ export function mergeRefined(rules: PatientInfo, answer: RefinedAnswer, text: st
   return {
     name: grounded(answer.name, source) ? answer.name : rules.name,
     age: age && /^\d{1,3}$/.test(age) && Number(age) > 0 && Number(age) <= 120 && grounded(age, source) ? age : rules.age,
-    cancer_type: grounded(answer.cancer_type, source) ? answer.cancer_type : rules.cancer_type,
+    cancer_type: (grounded(answer.cancer_type, source) && cancerTypeOf(answer.cancer_type!)) || rules.cancer_type,
     stage: grounded(answer.stage, source) ? answer.stage!.replace(/\s+/g, '').replace(/期$/u, '') : rules.stage,
   };
 }

@@ -3,8 +3,9 @@ import type { Box, OcrPage, OcrWord } from '../../../src/engines/types.js';
 import { padded, toRaster } from '../../../src/operations/case-file-process/geometry.js';
 import { boundingBox, quadOf } from '../../../src/engines/ocr/plane.js';
 import { boxOfChars } from '../../../src/engines/ocr/line-text.js';
-import { pageLines } from '../../../src/operations/case-file-process/lines.js';
-import { personalRegions, spanBox } from '../../../src/operations/case-file-process/locate.js';
+import { pageLines } from '../../../src/operations/personal-data/lines.js';
+import { personalRegions } from '../../../src/operations/case-file-process/locate.js';
+import { spanBox } from '../../../src/operations/personal-data/layout.js';
 import { coveredShare, isEarlierTextReadAgain } from '../../../src/operations/case-file-process/redact-page.js';
 
 const word = (text: string, x0: number, y0: number, x1: number, line: number, y1 = y0 + 40): OcrWord => ({

@@ -37,15 +37,20 @@ describe('OCR text layout', () => {
 
 describe('LLM refinement of patient_info', () => {
   const text = '姓名：张三  性别：男  年龄：56岁\n临床诊断：右肺上叶腺癌\n病理分期：IIIA期';
-  const rules = { name: '张三', age: '56', cancer_type: '肺腺癌', stage: 'IIIA' };
+  const rules = { name: '张三', age: '56', cancer_type: '肺癌', stage: 'IIIA' };
 
-  it('takes model values that appear in the OCR text, normalising age and stage', () => {
-    expect(mergeRefined({ ...rules, stage: null }, { name: '张三', age: '56岁', cancer_type: '腺癌', stage: 'IIIA期' }, text)).toEqual({
+  it('takes model values that appear in the OCR text, normalising age, cancer type and stage', () => {
+    const answer = { name: '张三', age: '56岁', cancer_type: '右肺上叶腺癌', stage: 'IIIA期' };
+    expect(mergeRefined({ ...rules, cancer_type: null, stage: null }, answer, text)).toEqual({
       name: '张三',
       age: '56',
-      cancer_type: '腺癌',
+      cancer_type: '肺癌',
       stage: 'IIIA',
     });
+  });
+
+  it('keeps the rules\' cancer type where the model names a term the synonym table has no type for', () => {
+    expect(mergeRefined(rules, { ...rules, cancer_type: '腺癌' }, text).cancer_type).toBe('肺癌');
   });
 
   it('keeps the rules where the model invents, omits or misformats a value', () => {

@@ -1,4 +1,8 @@
 /**
+ * Personal data on a page, one module for the de-identification (which paints it) and case-ocr
+ * (which reads the patient's own fields from it, patient-info.ts), so both find the same names.
+ * Where a label's value stands when it is not on the label's line: layout.ts.
+ *
  * Personal data in ONE line of OCR text (Chinese first, English too). The operator's reference:
  *
  * 1. labelled-value — the value after a personal label (姓名, 门诊号, 出生日期, 地址, 电话, 身份证号,
@@ -59,6 +63,8 @@ export { detectEmails } from './email.js';
 export { detectPassports } from './passport.js';
 export { detectStreetAddresses } from './street-address.js';
 export { mergeDetections } from './merge.js';
+export { pageLines, type PageLine } from './lines.js';
+export { cellBelow, endsLine, firstWordRightOf, heightOf, RIGHT_REACH_HEIGHTS, spanBox, union, wordsRightOf } from './layout.js';
 
 const UNLABELLED_DETECTORS = [detectResidentIds, detectPhones, detectEmails, detectPassports, detectStreetAddresses, detectLongIdentifiers, detectNameBeforeSex];
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { findPersonalData, isPersonalLabel, mergeDetections } from '../../../../src/operations/case-file-process/detectors/index.js';
-import type { Detection } from '../../../../src/operations/case-file-process/detectors/index.js';
-import { groundTruth } from '../../../../scripts/lib/ocr-fixtures.js';
+import { findPersonalData, isPersonalLabel, mergeDetections } from '../../../src/operations/personal-data/index.js';
+import type { Detection } from '../../../src/operations/personal-data/index.js';
+import { groundTruth } from '../../../scripts/lib/ocr-fixtures.js';
 import { CLINICAL_LINES, slices } from './slices.js';
 
 function redacted(line: string): string[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { detectPhones } from '../../../../src/operations/case-file-process/detectors/phone.js';
-import { detectStreetAddresses } from '../../../../src/operations/case-file-process/detectors/street-address.js';
+import { detectPhones } from '../../../src/operations/personal-data/phone.js';
+import { detectStreetAddresses } from '../../../src/operations/personal-data/street-address.js';
 import { slices } from './slices.js';
 
 describe('detectPhones', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { detectLabelledValues } from '../../../../src/operations/case-file-process/detectors/labelled-value.js';
+import { detectLabelledValues } from '../../../src/operations/personal-data/labelled-value.js';
 import { CLINICAL_LINES, slices } from './slices.js';
-import { findPersonalData, UNREAD_VALUE_RULE } from '../../../../src/operations/case-file-process/detectors/index.js';
+import { findPersonalData, UNREAD_VALUE_RULE } from '../../../src/operations/personal-data/index.js';
 
 function values(line: string): string[] {
   return slices(line, detectLabelledValues(line).detections);
@@ -173,6 +173,11 @@ describe('labelled values: clinical lines stay visible', () => {
     ['姓名：不详'],
     ['审核:2016-08-24 10:30'],
     ['生日：不详'],
+    // PT is prothrombin time on a lab report: after Pt only a name's shape counts.
+    ['PT: 12.5 s'],
+    ['PT:'],
+    ['PT  APTT  INR'],
+    ['Pt: stable'],
   ])('%s', (line) => {
     expect(detectLabelledValues(line)).toEqual({ detections: [], openLabels: [] });
   });

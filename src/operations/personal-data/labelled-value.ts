@@ -3,7 +3,7 @@
  * next label of any kind on the line, bounded by the shape of its kind (see values.ts). A label
  * with nothing after it is an open label: its value is probably on the line below.
  */
-import { AMBIGUOUS_LABELS, RELATION_LABELS } from './labels.js';
+import { AMBIGUOUS_LABELS, NAME_SHAPE_ONLY_LABELS } from './labels.js';
 import { scanLabels, type LabelMatch } from './label-scanner.js';
 import { toHalfWidth } from './text.js';
 import type { Detection, LineFindings, OpenLabel, PersonalKind } from './types.js';
@@ -41,11 +41,11 @@ function isPersonal(label: LabelMatch): label is LabelMatch & { category: Person
 
 /**
  * "的患者" at a line end is prose, not a form label waiting for a value below, and a relation
- * word names no one by itself. A form label right after another word is still open: OCR joins
+ * word (or Pt) names no one by itself. A form label right after another word is still open: OCR joins
  * a table's header cells ("年龄住院号床号").
  */
 function isOpen({ label, hasColon }: LabelContext): boolean {
-  if (RELATION_LABELS.has(label.label)) return false;
+  if (NAME_SHAPE_ONLY_LABELS.has(label.label)) return false;
   return hasColon || !AMBIGUOUS_LABELS.has(label.label.toLowerCase());
 }
 
@@ -59,10 +59,10 @@ function contextOf(label: LabelMatch & { category: PersonalKind }, line: string,
 /**
  * Without a colon, a label that is also an ordinary word needs a value of the exact shape of its
  * kind, and so does an address glued to its label: it would otherwise run to the line end
- * through prose ("请核对地址后再寄送"). A relation word always does.
+ * through prose ("请核对地址后再寄送"). A relation word, and Pt, always do.
  */
 function needsExactShape({ label, hasColon }: LabelContext, value: string): boolean {
-  if (RELATION_LABELS.has(label.label)) return true;
+  if (NAME_SHAPE_ONLY_LABELS.has(label.label)) return true;
   if (hasColon) return false;
   return AMBIGUOUS_LABELS.has(label.label.toLowerCase()) || (label.category === 'address' && HAN_START.test(value));
 }

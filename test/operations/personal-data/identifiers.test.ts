@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { detectEmails } from '../../../../src/operations/case-file-process/detectors/email.js';
-import { detectLongIdentifiers } from '../../../../src/operations/case-file-process/detectors/long-identifier.js';
-import { detectNameBeforeSex } from '../../../../src/operations/case-file-process/detectors/name-before-sex.js';
-import { detectPassports } from '../../../../src/operations/case-file-process/detectors/passport.js';
-import { detectResidentIds, isValidResidentId } from '../../../../src/operations/case-file-process/detectors/resident-id.js';
+import { detectEmails } from '../../../src/operations/personal-data/email.js';
+import { detectLongIdentifiers } from '../../../src/operations/personal-data/long-identifier.js';
+import { detectNameBeforeSex } from '../../../src/operations/personal-data/name-before-sex.js';
+import { detectPassports } from '../../../src/operations/personal-data/passport.js';
+import { detectResidentIds, isValidResidentId } from '../../../src/operations/personal-data/resident-id.js';
 import { slices } from './slices.js';
 
 /** GB 11643 check character, written independently of the code under test. */

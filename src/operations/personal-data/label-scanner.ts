@@ -1,10 +1,11 @@
 /**
  * Finds labels in a line: the longest label at each place wins, CJK labels may carry a few OCR
  * spaces between characters ("姓 名", a form's letter-spaced "姓  名"), Latin labels are
- * case-insensitive whole words (a long one with a letter misread before a colon too, "Patiet:"),
+ * case-insensitive whole words (a long one with a letter misread before a colon too, "Patiet:";
+ * Pt only as written, PT being prothrombin time),
  * and a label clipped of its first character ("名") only where a line or cell begins.
  */
-import { CLIPPED_LABELS, FIELD_LABELS, NOT_LABELS, PERSONAL_LABELS } from './labels.js';
+import { CASE_SENSITIVE_LABELS, CLIPPED_LABELS, FIELD_LABELS, NOT_LABELS, PERSONAL_LABELS } from './labels.js';
 import type { PersonalKind } from './types.js';
 
 export type LabelCategory = PersonalKind | 'field' | 'not-label';
@@ -55,10 +56,14 @@ function entryOf(match: RegExpExecArray | RegExpMatchArray): (typeof VOCABULARY)
   return VOCABULARY[match.slice(1).findIndex((group) => group !== undefined)]!;
 }
 
+const lettersOf = (text: string) => text.replace(/[^A-Za-z]/gu, '');
+/** Whether a match of a case-sensitive label has the label's case ("Pt", not "PT"). */
+const hasItsCase = (match: RegExpMatchArray, label: string) => !CASE_SENSITIVE_LABELS.has(label) || lettersOf(match[0]) === lettersOf(label);
+
 export function scanLabels(line: string): LabelMatch[] {
-  const found = [...line.matchAll(LABELS)].map((match) => {
+  const found = [...line.matchAll(LABELS)].flatMap((match) => {
     const { label, category } = entryOf(match);
-    return { start: match.index, end: match.index + match[0].length, label, category };
+    return hasItsCase(match, label) ? [{ start: match.index, end: match.index + match[0].length, label, category }] : [];
   });
   const misread = misreadLabels(line).filter((label) => !found.some((other) => other.start < label.end && label.start < other.end));
   return [...found, ...misread].sort((a, b) => a.start - b.start);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findPersonalData } from '../../../../src/operations/case-file-process/detectors/index.js';
+import { findPersonalData } from '../../../src/operations/personal-data/index.js';
 import { slices } from './slices.js';
 
 const redacted = (line: string) => slices(line, findPersonalData(line).detections);

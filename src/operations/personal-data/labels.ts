@@ -11,6 +11,16 @@ import type { PersonalKind } from './types.js';
  */
 export const RELATION_LABELS: ReadonlySet<string> = new Set(['父亲', '母亲', '丈夫', '妻子', '儿子', '女儿', '配偶']);
 
+/**
+ * Labels after which only a value of the exact shape of a name counts, colon or not, and which
+ * never wait for a value below: relatives, and Pt, clinical shorthand for the patient in notes
+ * ("Pt: afebrile").
+ */
+export const NAME_SHAPE_ONLY_LABELS: ReadonlySet<string> = new Set([...RELATION_LABELS, 'Pt']);
+
+/** Labels only in the case written here: Pt is the patient, PT prothrombin time ("PT: 12.5 s", a coagulation table's column). */
+export const CASE_SENSITIVE_LABELS: ReadonlySet<string> = new Set(['Pt', 'Pt Name', 'Pt. Name']);
+
 export const PERSONAL_LABELS: Readonly<Record<PersonalKind, readonly string[]>> = {
   name: [
     '姓名', '患者姓名', '病人姓名', '患者', '病人', '送检医生', '送检医师', '申请医生', '申请医师', '报告医生', '报告医师',
@@ -18,7 +28,7 @@ export const PERSONAL_LABELS: Readonly<Record<PersonalKind, readonly string[]>> 
     '诊断医师', '复核医师', '取材医师', '病理医师', '主刀医师', '麻醉医师', '报告者', '复核者', '诊断者',
     '签名', '医生签名', '家属', '家属签名', '联系人', '记录者', '操作者',
     '紧急联系人', '紧急联系人姓名', '联系人姓名', '家属姓名', '监护人', '监护人姓名', '配偶姓名', ...RELATION_LABELS,
-    'Name', 'Patient', 'Patient Name', 'Physician', 'Doctor', 'Signed by', 'Reported by', 'Reviewed by', 'Examined by',
+    'Name', 'Patient', 'Patient Name', 'Pt', 'Pt Name', 'Pt. Name', 'Physician', 'Doctor', 'Signed by', 'Reported by', 'Reviewed by', 'Examined by',
     'Emergency Contact', 'Next of Kin', 'Contact Person', 'Contact Name', 'Guardian', 'Spouse',
   ],
   hospital_id: [
@@ -48,8 +58,9 @@ export const FIELD_LABELS: readonly string[] = [
   '检验项目', '项目', '结果', '单位', '参考值', '参考范围', '临床表现', '送检科室', '申请科室', '就诊科室', '住院科室', '邮编',
   '科别', '床位', '临床科室', '病人类型', '就诊类型', '类别', '入院日期', '出院日期', '检查日期', '检查时间', '申请日期',
   '申请时间', '检验时间', '标本状态', '标本性状', '仪器', '医院', '关系', '与患者关系', '记录日期', '记录时间', '签字日期',
+  '病理诊断', '入院诊断', '出院诊断', '分期', '临床分期', '病理分期', 'TNM分期',
   'Sex', 'Age', 'Gender', 'Dept', 'Department', 'Ward', 'Date', 'Diagnosis', 'Specimen', 'Result', 'Unit', 'Reference',
-  'Time', 'Hospital', 'Relationship', 'Relation',
+  'Time', 'Hospital', 'Relationship', 'Relation', 'Stage',
 ];
 
 /** Words that begin with a personal label but name something else ("检验科" is a department). */

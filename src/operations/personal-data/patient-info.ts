@@ -1,0 +1,203 @@
+/**
+ * Patient information from the page's layout. A field's value is found where its label puts it:
+ * after the label on its line (up to the next label: "Patient: John Ellis  Sex: M"), else right of
+ * it on its row (OCR cut the row), else in the cell below it (a table's header row over its value
+ * row). The name is what the de-identification detectors find after a patient's label (姓名, 患者,
+ * 名 clipped of its 姓, Name, Patient, Pt …) or in the cell before 性别: a name the
+ * de-identification paints is a name case-ocr can return. Files and pages are read in request
+ * order; the first value found wins, so a stage on any file of the request counts.
+ *
+ * A field is returned only with evidence on the page, never guessed: age is digits only, in years
+ * ("56岁" → "56"; months or days → null); cancer_type is the organ's type in the diagnosis's
+ * language (cancer-types.ts); stage is "IIIA" style (Roman, upper case, no 期, a sub-stage digit
+ * kept: "IA3") or TNM as written without spaces ("pT2N1M0").
+ */
+import { removeCjkSpaces } from '../../engines/ocr/index.js';
+import type { OcrPage, OcrWord } from '../../engines/types.js';
+import { cancerTypeOf } from './cancer-types.js';
+import { findPersonalData } from './index.js';
+import { scanLabels, type LabelMatch } from './label-scanner.js';
+import { cellBelow, endsLine, firstWordRightOf, spanBox, wordsRightOf } from './layout.js';
+import { pageLines, type PageLine } from './lines.js';
+import { nameValueSpan } from './name-value.js';
+import { toHalfWidth } from './text.js';
+
+export interface PatientInfo {
+  name: string | null;
+  age: string | null;
+  cancer_type: string | null;
+  stage: string | null;
+}
+
+/** Labels (as the vocabulary in labels.ts writes them) whose value is the patient's own name. */
+const PATIENT_NAME_LABELS: ReadonlySet<string> = new Set([
+  '姓名', '患者姓名', '病人姓名', '患者', '病人', '名', 'Name', 'Patient', 'Patient Name', 'Pt', 'Pt Name', 'Pt. Name',
+]);
+const NAME_BEFORE_SEX_RULE = 'name-before-sex';
+
+type Field = 'age' | 'diagnosis' | 'stage';
+/** Field labels (labels.ts FIELD_LABELS) whose value a patient_info field is read from. */
+const FIELD_OF_LABEL: Readonly<Record<string, Field>> = {
+  年龄: 'age', Age: 'age',
+  诊断: 'diagnosis', 临床诊断: 'diagnosis', 病理诊断: 'diagnosis', 入院诊断: 'diagnosis', 出院诊断: 'diagnosis', Diagnosis: 'diagnosis',
+  分期: 'stage', 临床分期: 'stage', 病理分期: 'stage', TNM分期: 'stage', Stage: 'stage',
+};
+
+const SEPARATOR = /^[\s:;.|∶]*/u;
+const BLANK = /^[\s\p{P}]*$/u;
+
+/** What the page says after each label, in reading order. */
+interface Readings {
+  names: string[];
+  values: Record<Field, string[]>;
+  lines: string[];
+}
+
+function joinWords(words: readonly OcrWord[]): string {
+  return removeCjkSpaces(words.map((word) => word.text).join(' '));
+}
+
+/**
+ * A label's value where the layout puts it when nothing follows the label on its line: the words
+ * right of it on its row, else the cell below it. Empty when there is none.
+ */
+function valueByLayout(page: OcrPage, line: PageLine, label: LabelMatch): string {
+  const labelBox = spanBox(page, line, label.start, label.end);
+  if (!labelBox) return '';
+  if (endsLine(line, label.end)) {
+    const right = wordsRightOf(page, labelBox, line);
+    if (right.length) return joinWords(right);
+  }
+  return joinWords(cellBelow(page, labelBox, firstWordRightOf(line, labelBox)?.x0));
+}
+
+/** The text after a label on its line, up to the next label, else where the layout puts its value. */
+function valueOf(page: OcrPage, line: PageLine, text: string, labels: readonly LabelMatch[], index: number): string {
+  const label = labels[index]!;
+  const onLine = text.slice(label.end, labels[index + 1]?.start ?? text.length).replace(SEPARATOR, '');
+  return BLANK.test(onLine) ? valueByLayout(page, line, label) : onLine;
+}
+
+/**
+ * Whether a name found at `start` stands after a patient's label: the last label before it,
+ * unless that label ends another person's ("Physician Name").
+ */
+function isPatientLabelBefore(labels: readonly LabelMatch[], start: number, text: string): boolean {
+  const index = labels.findLastIndex((label) => label.end <= start);
+  const label = labels[index];
+  if (!label || !PATIENT_NAME_LABELS.has(label.label)) return false;
+  const before = labels[index - 1];
+  const joined = before && /^\s*$/u.test(text.slice(before.end, label.start));
+  return !(joined && before.category === 'name' && !PATIENT_NAME_LABELS.has(before.label));
+}
+
+/** A name as the page writes it, without the spaces OCR put between Chinese characters. */
+const tidyName = (name: string) => removeCjkSpaces(name.trim());
+
+function readLine(page: OcrPage, line: PageLine, readings: Readings): void {
+  const text = toHalfWidth(line.text);
+  readings.lines.push(text);
+  const labels = scanLabels(text).filter((label) => label.category !== 'not-label');
+  const findings = findPersonalData(line.text);
+  for (const detection of findings.detections) {
+    if (detection.kind !== 'name') continue;
+    if (detection.rule === NAME_BEFORE_SEX_RULE || isPatientLabelBefore(labels, detection.start, text)) {
+      readings.names.push(tidyName(line.text.slice(detection.start, detection.end)));
+    }
+  }
+  labels.forEach((label, index) => {
+    const field = FIELD_OF_LABEL[label.label];
+    if (field) readings.values[field].push(valueOf(page, line, text, labels, index));
+    const open = findings.openLabels.some((openLabel) => openLabel.start === label.start && openLabel.kind === 'name');
+    if (open && PATIENT_NAME_LABELS.has(label.label)) {
+      const value = valueByLayout(page, line, label);
+      const span = nameValueSpan(value, false);
+      if (span) readings.names.push(tidyName(value.slice(span.start, span.end)));
+    }
+  });
+}
+
+const MAX_AGE = 120;
+const LABELLED_AGE = /^(\d{1,3})(?!\d)\s*(岁|歲|周岁|个月|月|天|日|周|years?|yrs?|y|months?|mos?|m|weeks?|wks?|w|days?|d)?(?![a-z])/iu;
+const UNLABELLED_AGES = [/(?<![\d.])(\d{1,3})\s*(?:岁|歲|周岁)/u, /(?<![\d.])(\d{1,3})[- ]?(?:years?|yrs?)[- ]old\b/iu];
+const NOT_YEARS = /^(?:个月|月|天|日|周|months?|mos?|m|weeks?|wks?|w|days?|d)$/iu;
+
+function years(digits: string): string | null {
+  const age = Number(digits);
+  return age > 0 && age <= MAX_AGE ? String(age) : null;
+}
+
+/** Age in years from the value of an age label; null for months, days or no number. */
+export function ageFromValue(value: string): string | null {
+  const match = LABELLED_AGE.exec(value.trim());
+  if (!match || NOT_YEARS.test(match[2] ?? '')) return null;
+  return years(match[1]!);
+}
+
+/** Age in years from text with no label: "63岁", "a 61-year-old man". */
+export function ageInText(text: string): string | null {
+  for (const pattern of UNLABELLED_AGES) {
+    const match = pattern.exec(text);
+    if (match) return years(match[1]!);
+  }
+  return null;
+}
+
+const ROMAN: Record<string, string> = { Ⅰ: 'I', Ⅱ: 'II', Ⅲ: 'III', Ⅳ: 'IV', '2': 'II', '3': 'III', '4': 'IV' };
+/**
+ * After a 分期/Stage label, OCR reads the bars of a Roman numeral as I, l, 1 or | ("1IB" for
+ * IIB): up to three of them (and a V) count as I. A Chinese reader may take three bars for 川
+ * ("I川IA", "I川IIA" for IIIA): a run of bars with 川 in it is III, the most bars a stage has. A
+ * sub-stage may carry a digit ("IA3"). Without a label only true numerals count.
+ */
+const NUMERAL_AFTER_LABEL = '(IV|[Il1|]*川[Il1|川]*|[Il1|]{1,3}V?|V|Ⅳ|Ⅲ|Ⅱ|Ⅰ|[2-4])';
+const SUB_STAGE = '\\s*((?:[ABCabc][1-3]?)?)';
+const STAGE_VALUE = new RegExp(`^(?:stage\\s*)?${NUMERAL_AFTER_LABEL}${SUB_STAGE}(?![A-Za-z0-9])`, 'iu');
+const STAGE_IN_TEXT = [
+  new RegExp(`(?:分\\s*期|Stage)[\\s:：]*${NUMERAL_AFTER_LABEL}${SUB_STAGE}(?![A-Za-z0-9])`, 'iu'),
+  new RegExp(`(?<![A-Za-z0-9])(IV|III|II|I|Ⅳ|Ⅲ|Ⅱ|Ⅰ)${SUB_STAGE}\\s*期`, 'u'),
+];
+const TNM = /(?<![A-Za-z])([cpy]{0,2})T([0-4]|is|x|X)([a-d]?)\s*N([0-3]|x|X)([a-c]?)\s*M([01]|x|X)([a-c]?)(?![A-Za-z0-9])/u;
+
+function romanStage(numeral: string, subStage: string): string {
+  const roman = numeral.includes('川') ? 'III' : ROMAN[numeral] ?? numeral.replace(/[l1|]/gu, 'I');
+  return roman + subStage.toUpperCase();
+}
+
+const tnmIn = (text: string) => TNM.exec(text)?.[0].replace(/\s+/gu, '') ?? null;
+
+/** The stage a stage label's value gives: a Roman stage at its start, else a TNM in it. */
+export function stageFromValue(value: string): string | null {
+  const stage = STAGE_VALUE.exec(value.trim());
+  return stage ? romanStage(stage[1]!, stage[2]!) : tnmIn(value);
+}
+
+/** A stage written with its label or 期 anywhere in the text, else a TNM. */
+export function stageInText(text: string): string | null {
+  for (const pattern of STAGE_IN_TEXT) {
+    const stage = pattern.exec(text);
+    if (stage) return romanStage(stage[1]!, stage[2]!);
+  }
+  return tnmIn(text);
+}
+
+function firstOf<T>(values: readonly T[], read: (value: T) => string | null): string | null {
+  for (const value of values) {
+    const found = read(value);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** Patient information over the pages of all files of a request, in request order. */
+export function readPatientInfo(pages: readonly OcrPage[]): PatientInfo {
+  const readings: Readings = { names: [], values: { age: [], diagnosis: [], stage: [] }, lines: [] };
+  for (const page of pages) for (const line of pageLines(page)) readLine(page, line, readings);
+  const labelledAge = readings.values.age.find((value) => /\d/u.test(value));
+  return {
+    name: readings.names[0] ?? null,
+    age: labelledAge === undefined ? firstOf(readings.lines, ageInText) : ageFromValue(labelledAge),
+    cancer_type: firstOf(readings.values.diagnosis, cancerTypeOf) ?? firstOf(readings.lines, cancerTypeOf),
+    stage: firstOf(readings.values.stage, stageFromValue) ?? firstOf(readings.lines, stageInText),
+  };
+}
