@@ -19,6 +19,7 @@ import { ScriptedLlmEngine } from '../support/test-engines.js';
 import { enginesWith } from '../../scripts/lib/stand-in-engines.js';
 import { fixturePath } from '../../scripts/lib/paths.js';
 import { photoTruth } from '../../scripts/lib/photos.js';
+import { coverage, placed, thenDistorted, tiltedPage, turnedPage, uncovered } from '../../scripts/lib/redaction.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createTesseractEngine, TesseractOcrEngine } from '../../src/engines/ocr/index.js';
 
@@ -184,6 +185,20 @@ describe('case-file-process with the real OCR engine', () => {
     },
     120_000,
   );
+
+  it('returns the real phone photo turned 135° on a desk and photographed tilted 30° de-identified, every identifier under paint', async () => {
+    const photo = 'np2016_bloodtestreport2.jpg';
+    const bytes = await readFile(fixturePath('photos', photo));
+    const { width = 0, height = 0 } = await sharp(bytes).metadata();
+    const askew = await thenDistorted(await tiltedPage(bytes, 'top', 30), (png) => turnedPage(png, 135));
+    served.set('askew.png', askew.png);
+    const { status, json } = await post(gateway, [file(9, 'askew.png')]);
+    expect(status, JSON.stringify(json)).toBe(200);
+    const produced = await download(gateway, caseFileProcessResponse.parse(json).results[0]!.desensitized_url);
+    const glyphs = placed({ width, height, planted: photoTruth()[photo]!.glyphs! }, askew, { width, height });
+    // Each uncovered string named by its first character only: the photo shows a real patient.
+    expect(uncovered(await coverage(produced.bytes, [glyphs])).map((line) => line.replace(/^page 1: (.)\S*/u, '$1***'))).toEqual([]);
+  }, 120_000);
 
   it('returns a clean pathology page with tightly packed fields: paint that nicks the next label is no reason to withhold it', async () => {
     const fixture = 'pathology-zh-clean.png';

@@ -13,7 +13,8 @@
  * is the one across which they pile up most. Measured on real photos of a form turned and tilted every way, and on the same
  * photos turned by sharp: within about 1° of the turn that levels them.
  */
-import type { Point, Quad, QuarterTurn } from '../plane.js';
+import type { Box } from '../../types.js';
+import { boundingBox, turnPoint, type Point, type Quad, type QuarterTurn, type Size } from '../plane.js';
 import type { DetectionInput } from './detect.js';
 
 /** A page skewed less than this is read as it lies: the detector and recogniser take small skews in their stride. */
@@ -158,4 +159,34 @@ function runDirection(from: Point, to: Point): QuarterTurn {
   const dy = to.y - from.y;
   if (Math.abs(dx) >= Math.abs(dy)) return dx >= 0 ? 0 : 180;
   return dy > 0 ? 270 : 90;
+}
+
+/** Room kept around a page's text when it is detected turned, as a share of the text's longer side. */
+const TEXT_ROOM = 0.05;
+
+/** A page as sent and turned: both sizes without the white margin each was read with. */
+export interface TurnedFrame {
+  source: Size;
+  canvas: Size;
+  margin: number;
+}
+
+/**
+ * The part of the page turned `turn` degrees (its image, with its margin) that holds the text
+ * found in the page as sent (`quads`, with its margin), with room all round, in whole pixels
+ * within the image. A page turned by an angle lies on a canvas grown to hold it, and a photo's
+ * page on a desk: the detector's side limit is spent on the text alone, so it is detected at
+ * the scale it has on the page, whatever lies around it (a photo turned 30° on a desk lost its
+ * 8-digit outpatient number at the canvas's limit, and read it at the text's).
+ */
+export function textRegion(quads: readonly Quad[], turn: number, { source, canvas, margin }: TurnedFrame): Box {
+  const onCanvas = quads.flatMap((quad) => quad.map((p) => turnPoint({ x: p.x - margin, y: p.y - margin }, turn, source, canvas)));
+  const text = boundingBox(onCanvas);
+  const room = TEXT_ROOM * Math.max(text.x1 - text.x0, text.y1 - text.y0) + margin;
+  return {
+    x0: Math.max(0, Math.floor(text.x0 - room + margin)),
+    y0: Math.max(0, Math.floor(text.y0 - room + margin)),
+    x1: Math.min(canvas.width + 2 * margin, Math.ceil(text.x1 + room + margin)),
+    y1: Math.min(canvas.height + 2 * margin, Math.ceil(text.y1 + room + margin)),
+  };
 }

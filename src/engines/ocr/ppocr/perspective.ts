@@ -39,7 +39,7 @@ const MAX_LINE_DEGREES = 25;
  * less than this factor (flat scans, and photos taken nearly square on, which the detector reads
  * well).
  */
-const MIN_SCALE_RATIO = 1.3;
+const MIN_SCALE_RATIO = 1.2;
 /** The vanishing line is kept this far outside the text: beyond it the flat view would blow up. */
 const MIN_DEPTH = 0.25;
 /** Residuals beyond this many median deviations are not rows (merged blobs, headings). */

@@ -6,18 +6,21 @@
  * turned straight once (see orientation.ts) and read as it then lies. A page photographed at a
  * slant (its rows converging, its far rows shorter) is then detected once more in its flat view
  * (see perspective.ts), the audit's reading too, and its lines are cut flat from the page as
- * sent. The quarter turn is found from what was read: after the classifier has turned each line the right way up, the direction most
- * of the text runs in says how the page lies. A page read at a turn already known (the
- * de-identification audit) is turned by it and read upright.
+ * sent. The page's whole turn, over the full circle, is settled before it is read: the skew from
+ * the detector's map turns its lines level (or plumb lines level), the direction classifier's
+ * votes on the straightened lines say whether it then stands upside down (it is then detected
+ * again the right way up), and the direction most of the read text runs in settles what is left
+ * (text the detector saw plumb). A page read at a turn already known (the de-identification
+ * audit) is turned by it and read upright.
  */
 import ort from 'onnxruntime-node';
 import type { OcrPage, PageLie, PagePerspective } from '../../types.js';
 import { detectionInput, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
-import { decodeRgb, warpRgb, type RgbImage } from './image.js';
+import { cropRgb, decodeRgb, warpRgb, type RgbImage } from './image.js';
 import { homography, project } from './geometry.js';
 import { estimatePerspective, flatView, turnedPerspective } from './perspective.js';
 import { readAlphabet, type PpOcrModelFiles } from './models.js';
-import { pageRotation, straighteningTurn } from './orientation.js';
+import { pageRotation, straighteningTurn, textRegion } from './orientation.js';
 import { boundingBox, normalDegrees, quadOf, turnedSize, turnPoint, unturnPoint, type Point, type Quad } from '../plane.js';
 import { assemblePage } from './page.js';
 import type { OcrDevice } from './prepared.js';
@@ -94,16 +97,30 @@ export interface ReadHow {
 export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings: PipelineSettings, { lie, asItLies }: ReadHow, signal: AbortSignal): Promise<OcrPage> {
   const sent = await decodeRgb(bytes, PAGE_MARGIN);
   const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
-  const linesAt = (turn: number) => detectLines(models, bytes, sent, detectionTurn(turn), settings, signal);
+  const linesAt = (turn: number, text?: readonly LineCut[]) => detectLines(models, bytes, sent, detectionTurn(turn), settings, signal, text);
+  const classified = async (found: DetectedLines): Promise<ClassifiedLines> => ({
+    ...found,
+    upsideDown: mostlyUpsideDown(
+      found.cuts.map((cut) => cut.quad),
+      await upsideDown(models.classifier, sent, found.cuts, settings.batchSize, makeTensor, signal),
+    ),
+  });
   let turn = lie?.rotation ?? 0;
-  let lines = await linesAt(turn);
+  let lines: DetectedLines | ClassifiedLines = await linesAt(turn);
   if (lie === undefined) {
     turn = straighteningTurn(lines.probability, lines.input, settings.detection.threshold);
-    if (detectionTurn(turn) !== lines.turn) lines = await linesAt(turn);
+    if (detectionTurn(turn) !== lines.turn) lines = await linesAt(turn, lines.cuts);
+    // The half turn too is found before the page is read: a page upside down is detected again
+    // the right way up, as the detector was trained to see text.
+    const straight = await classified(lines);
+    lines = straight;
+    if (straight.upsideDown) {
+      turn += 180;
+      lines = await linesAt(turn, straight.cuts);
+    }
   }
   if (!asItLies) lines = (await flatLines(models, sent, lines, turn, lie, settings, signal)) ?? lines;
-  const flips = await upsideDown(models.classifier, sent, lines.cuts, settings.batchSize, makeTensor, signal);
-  const flipped = mostlyUpsideDown(lines.cuts.map((cut) => cut.quad), flips);
+  const { upsideDown: flipped } = 'upsideDown' in lines && !lines.upsideDown ? lines : await classified(lines);
   const asRead = flipped ? lines.cuts.map((cut) => ({ ...cut, quad: turnedHalf(cut.quad) })) : lines.cuts;
   const readings = await readLines(models.recogniser, sent, asRead, models.alphabet, settings.batchSize, makeTensor, signal);
   const straight = turnedSize(source, turn);
@@ -143,6 +160,11 @@ interface DetectedLines {
   perspective?: PagePerspective;
 }
 
+/** Lines, and whether the direction classifier finds most of their text upside down. */
+interface ClassifiedLines extends DetectedLines {
+  upsideDown: boolean;
+}
+
 /** Page pixels per detector pixel, as DetectedLines.scale. */
 const scaleOf = (input: DetectionInput) => Math.min(1, 1 / Math.max(input.scaleX, input.scaleY));
 
@@ -150,20 +172,34 @@ const scaleOf = (input: DetectionInput) => Math.min(1, 1 / Math.max(input.scaleX
  * The lines of the page turned `turn` degrees, as the detector sees them there, carried back onto
  * the page as sent: a skewed page is detected straight, and its lines are still cut from the
  * pixels as sent (a line resampled twice, turned and then cut, lost two digits of a number).
+ * Where the page's `text` was found already (its lines as sent), only the part of the turned
+ * page around it is detected, the side limit spent on it (see textRegion).
  */
-async function detectLines(models: PpOcrModels, bytes: Uint8Array, sent: RgbImage, turn: number, settings: PipelineSettings, signal: AbortSignal): Promise<DetectedLines> {
-  const image = turn ? await decodeRgb(bytes, PAGE_MARGIN, turn) : sent;
-  const input = await detectionInput(image, detectionSide(settings.detection.maxSide, image, sent));
-  const { probability, quads: turnedQuads } = await detect(models, input, settings, signal);
-  const canvas = { width: image.width - 2 * PAGE_MARGIN, height: image.height - 2 * PAGE_MARGIN };
+async function detectLines(
+  models: PpOcrModels,
+  bytes: Uint8Array,
+  sent: RgbImage,
+  turn: number,
+  settings: PipelineSettings,
+  signal: AbortSignal,
+  text?: readonly LineCut[],
+): Promise<DetectedLines> {
+  const turned = turn ? await decodeRgb(bytes, PAGE_MARGIN, turn) : sent;
+  const canvas = { width: turned.width - 2 * PAGE_MARGIN, height: turned.height - 2 * PAGE_MARGIN };
   const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
+  const region = text?.length ? textRegion(text.map((cut) => cut.quad), turn, { source, canvas, margin: PAGE_MARGIN }) : undefined;
+  const image = region ? cropRgb(turned, region) : turned;
+  const input = await detectionInput(image, region ? settings.detection.maxSide : detectionSide(settings.detection.maxSide, image, sent));
+  const { probability, quads: found } = await detect(models, input, settings, signal);
+  const [dx, dy] = region ? [region.x0, region.y0] : [0, 0];
   const back = (p: Point): Point => {
-    const { x, y } = unturnPoint({ x: p.x - PAGE_MARGIN, y: p.y - PAGE_MARGIN }, turn, canvas, source);
+    const { x, y } = unturnPoint({ x: p.x + dx - PAGE_MARGIN, y: p.y + dy - PAGE_MARGIN }, turn, canvas, source);
     return { x: x + PAGE_MARGIN, y: y + PAGE_MARGIN };
   };
-  const quads = turn ? turnedQuads.map((quad) => quad.map(back) as Quad) : turnedQuads;
+  const quads = turn ? found.map((quad) => quad.map(back) as Quad) : found;
   return { turn, probability, input, cuts: quads.map(cutAlong), scale: scaleOf(input) };
 }
+
 
 async function detect(models: PpOcrModels, input: DetectionInput, settings: PipelineSettings, signal: AbortSignal): Promise<{ probability: Float32Array; quads: Quad[] }> {
   signal.throwIfAborted();
