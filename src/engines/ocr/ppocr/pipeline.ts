@@ -14,13 +14,13 @@
  * audit) is turned by it and read upright.
  */
 import ort from 'onnxruntime-node';
-import type { OcrPage, PageLie, PagePerspective } from '../../types.js';
+import type { Box, OcrPage, PageLie, PagePerspective } from '../../types.js';
 import { detectionInput, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
 import { cropRgb, decodeRgb, warpRgb, type RgbImage } from './image.js';
 import { homography, project } from './geometry.js';
 import { estimatePerspective, flatView, turnedPerspective } from './perspective.js';
 import { readAlphabet, type PpOcrModelFiles } from './models.js';
-import { pageRotation, straighteningTurn, textRegion } from './orientation.js';
+import { pageRotation, straighteningTurn, textOutline, textRegion } from './orientation.js';
 import { boundingBox, normalDegrees, quadOf, turnedSize, turnPoint, unturnPoint, type Point, type Quad } from '../plane.js';
 import { assemblePage } from './page.js';
 import type { OcrDevice } from './prepared.js';
@@ -97,7 +97,7 @@ export interface ReadHow {
 export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings: PipelineSettings, { lie, asItLies }: ReadHow, signal: AbortSignal): Promise<OcrPage> {
   const sent = await decodeRgb(bytes, PAGE_MARGIN);
   const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
-  const linesAt = (turn: number, text?: readonly LineCut[]) => detectLines(models, bytes, sent, detectionTurn(turn), settings, signal, text);
+  const linesAt = (turn: number, text?: readonly Point[]) => detectLines(models, bytes, sent, detectionTurn(turn), settings, signal, text);
   const classified = async (found: DetectedLines): Promise<ClassifiedLines> => ({
     ...found,
     upsideDown: mostlyUpsideDown(
@@ -109,14 +109,14 @@ export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings:
   let lines: DetectedLines | ClassifiedLines = await linesAt(turn);
   if (lie === undefined) {
     turn = straighteningTurn(lines.probability, lines.input, settings.detection.threshold);
-    if (detectionTurn(turn) !== lines.turn) lines = await linesAt(turn, lines.cuts);
+    if (detectionTurn(turn) !== lines.turn) lines = await linesAt(turn, lines.text);
     // The half turn too is found before the page is read: a page upside down is detected again
     // the right way up, as the detector was trained to see text.
     const straight = await classified(lines);
     lines = straight;
     if (straight.upsideDown) {
       turn += 180;
-      lines = await linesAt(turn, straight.cuts);
+      lines = await linesAt(turn, straight.text);
     }
   }
   if (!asItLies) lines = (await flatLines(models, sent, lines, turn, lie, settings, signal)) ?? lines;
@@ -154,6 +154,8 @@ interface DetectedLines {
   input: DetectionInput;
   /** Each line in the page as sent (with its margin), where it is cut from. */
   cuts: LineCut[];
+  /** Where the map shows text, in the page as sent (see textOutline). */
+  text: Point[];
   /** Detector pixels per page pixel (of its nearest text, in a flat view), at most 1. */
   scale: number;
   /** The perspective of the turned page, when the lines were detected in its flat view. */
@@ -172,8 +174,10 @@ const scaleOf = (input: DetectionInput) => Math.min(1, 1 / Math.max(input.scaleX
  * The lines of the page turned `turn` degrees, as the detector sees them there, carried back onto
  * the page as sent: a skewed page is detected straight, and its lines are still cut from the
  * pixels as sent (a line resampled twice, turned and then cut, lost two digits of a number).
- * Where the page's `text` was found already (its lines as sent), only the part of the turned
- * page around it is detected, the side limit spent on it (see textRegion).
+ * Where the page's `text` was seen already (its outline as sent), only the part of the turned
+ * page around it is detected, the side limit spent on it (see textRegion); the whole turned page
+ * is, as before, when lines found there run into the part's cut edges (text the first look
+ * missed: far small print of a page turned 45° and tilted).
  */
 async function detectLines(
   models: PpOcrModels,
@@ -182,24 +186,49 @@ async function detectLines(
   turn: number,
   settings: PipelineSettings,
   signal: AbortSignal,
-  text?: readonly LineCut[],
+  text?: readonly Point[],
 ): Promise<DetectedLines> {
   const turned = turn ? await decodeRgb(bytes, PAGE_MARGIN, turn) : sent;
   const canvas = { width: turned.width - 2 * PAGE_MARGIN, height: turned.height - 2 * PAGE_MARGIN };
   const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
-  const region = text?.length ? textRegion(text.map((cut) => cut.quad), turn, { source, canvas, margin: PAGE_MARGIN }) : undefined;
-  const image = region ? cropRgb(turned, region) : turned;
-  const input = await detectionInput(image, region ? settings.detection.maxSide : detectionSide(settings.detection.maxSide, image, sent));
-  const { probability, quads: found } = await detect(models, input, settings, signal);
-  const [dx, dy] = region ? [region.x0, region.y0] : [0, 0];
+  const detectIn = async (region: Box | undefined) => {
+    const image = region ? cropRgb(turned, region) : turned;
+    const input = await detectionInput(image, region ? settings.detection.maxSide : detectionSide(settings.detection.maxSide, image, sent));
+    return { region, input, ...(await detect(models, input, settings, signal)) };
+  };
+  const region = text && textRegion(text, turn, { source, canvas, margin: PAGE_MARGIN });
+  let seen = await detectIn(region);
+  if (region && seen.quads.some((quad) => reachesCut(quad, region, turned))) seen = await detectIn(undefined);
+  const { probability, input, quads: found } = seen;
+  const [dx, dy] = seen.region ? [seen.region.x0, seen.region.y0] : [0, 0];
   const back = (p: Point): Point => {
     const { x, y } = unturnPoint({ x: p.x + dx - PAGE_MARGIN, y: p.y + dy - PAGE_MARGIN }, turn, canvas, source);
     return { x: x + PAGE_MARGIN, y: y + PAGE_MARGIN };
   };
-  const quads = turn ? found.map((quad) => quad.map(back) as Quad) : found;
-  return { turn, probability, input, cuts: quads.map(cutAlong), scale: scaleOf(input) };
+  const moved = turn !== 0 || seen.region !== undefined;
+  const outline = textOutline(probability, input, settings.detection.threshold);
+  return {
+    turn,
+    probability,
+    input,
+    cuts: (moved ? found.map((quad) => quad.map(back) as Quad) : found).map(cutAlong),
+    text: moved ? outline.map(back) : outline,
+    scale: scaleOf(input),
+  };
 }
 
+/** Whether a line found in `region` of `image` comes within the page's margin of an edge where the region cuts the image. */
+function reachesCut(quad: Quad, region: Box, image: RgbImage): boolean {
+  const width = region.x1 - region.x0;
+  const height = region.y1 - region.y0;
+  return quad.some(
+    ({ x, y }) =>
+      (region.x0 > 0 && x < PAGE_MARGIN) ||
+      (region.y0 > 0 && y < PAGE_MARGIN) ||
+      (region.x1 < image.width && x > width - PAGE_MARGIN) ||
+      (region.y1 < image.height && y > height - PAGE_MARGIN),
+  );
+}
 
 async function detect(models: PpOcrModels, input: DetectionInput, settings: PipelineSettings, signal: AbortSignal): Promise<{ probability: Float32Array; quads: Quad[] }> {
   signal.throwIfAborted();
@@ -253,7 +282,7 @@ async function flatLines(
   const input = await detectionInput(image, Math.max(image.width, image.height));
   const { probability, quads: flatQuads } = await detect(models, input, settings, signal);
   const cuts = flatQuads.map((quad) => ({ quad: quad.map((p) => project(fromFlat, p)) as Quad, aspect: cutAlong(quad).aspect }));
-  return { turn, probability, input, cuts, scale: view.scale, perspective };
+  return { turn, probability, input, cuts, text: lines.text, scale: view.scale, perspective };
 }
 
 /**
