@@ -119,10 +119,10 @@ describe('case-ocr with the real OCR engine', () => {
     60_000,
   );
 
-  it('reads every identifier on the real phone photo turned 135° on a desk and photographed tilted 30°', async () => {
+  it('reads every identifier on the real phone photo turned 45° on a desk and photographed tilted 30°', async () => {
     const photo = 'np2016_bloodtestreport2.jpg';
     const tilted = await tiltedPage(readFileSync(fixturePath('photos', photo)), 'top', 30);
-    made.set('askew.png', (await thenDistorted(tilted, (png) => turnedPage(png, 135))).png);
+    made.set('askew.png', (await thenDistorted(tilted, (png) => turnedPage(png, 45))).png);
     const { status, json } = await post(gateway, [file(5, 'askew.png')]);
     expect(status).toBe(200);
     const text = (json.ocr_results[0].ocr_result as string).replace(/\s+/g, '');
