@@ -6,12 +6,12 @@
  * turned straight once (see orientation.ts) and read as it then lies. A page photographed at a
  * slant (its rows converging, its far rows shorter) is then detected once more in its flat view
  * (see perspective.ts), the audit's reading too, and its lines are cut flat from the page as
- * sent. The page's whole turn, over the full circle, is settled before it is read: the skew from
- * the detector's map turns its lines level (or plumb lines level), the direction classifier's
- * votes on the straightened lines say whether it then stands upside down (it is then detected
- * again the right way up), and the direction most of the read text runs in settles what is left
- * (text the detector saw plumb). A page read at a turn already known (the de-identification
- * audit) is turned by it and read upright.
+ * sent. The page's whole turn, over the full circle, comes from three votes: the skew from the
+ * detector's map turns its lines level (or plumb lines level), the direction classifier's votes
+ * on the straightened lines say whether it then stands upside down (its lines are read from their
+ * other ends), and the direction most of the read text runs in settles the quarter turn (text
+ * the detector saw plumb). A page read at a turn already known (the de-identification audit) is
+ * turned by it and read upright.
  */
 import ort from 'onnxruntime-node';
 import type { Box, OcrPage, PageLie, PagePerspective } from '../../types.js';
@@ -98,29 +98,15 @@ export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings:
   const sent = await decodeRgb(bytes, PAGE_MARGIN);
   const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
   const linesAt = (turn: number, text?: readonly Point[]) => detectLines(models, bytes, sent, detectionTurn(turn), settings, signal, text);
-  const classified = async (found: DetectedLines): Promise<ClassifiedLines> => ({
-    ...found,
-    upsideDown: mostlyUpsideDown(
-      found.cuts.map((cut) => cut.quad),
-      await upsideDown(models.classifier, sent, found.cuts, settings.batchSize, makeTensor, signal),
-    ),
-  });
   let turn = lie?.rotation ?? 0;
-  let lines: DetectedLines | ClassifiedLines = await linesAt(turn);
+  let lines = await linesAt(turn);
   if (lie === undefined) {
     turn = straighteningTurn(lines.probability, lines.input, settings.detection.threshold);
     if (detectionTurn(turn) !== lines.turn) lines = await linesAt(turn, lines.text);
-    // The half turn too is found before the page is read: a page upside down is detected again
-    // the right way up, as the detector was trained to see text.
-    const straight = await classified(lines);
-    lines = straight;
-    if (straight.upsideDown) {
-      turn += 180;
-      lines = await linesAt(turn, straight.text);
-    }
   }
   if (!asItLies) lines = (await flatLines(models, sent, lines, turn, lie, settings, signal)) ?? lines;
-  const { upsideDown: flipped } = 'upsideDown' in lines && !lines.upsideDown ? lines : await classified(lines);
+  const flips = await upsideDown(models.classifier, sent, lines.cuts, settings.batchSize, makeTensor, signal);
+  const flipped = mostlyUpsideDown(lines.cuts.map((cut) => cut.quad), flips);
   const asRead = flipped ? lines.cuts.map((cut) => ({ ...cut, quad: turnedHalf(cut.quad) })) : lines.cuts;
   const readings = await readLines(models.recogniser, sent, asRead, models.alphabet, settings.batchSize, makeTensor, signal);
   const straight = turnedSize(source, turn);
@@ -160,11 +146,6 @@ interface DetectedLines {
   scale: number;
   /** The perspective of the turned page, when the lines were detected in its flat view. */
   perspective?: PagePerspective;
-}
-
-/** Lines, and whether the direction classifier finds most of their text upside down. */
-interface ClassifiedLines extends DetectedLines {
-  upsideDown: boolean;
 }
 
 /** Page pixels per detector pixel, as DetectedLines.scale. */
