@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { CaseOcrResponse } from '../../src/contract/case-files.js';
+import { sharedCount } from '../../src/operations/case-file-process/redact-page.js';
 import { editDistance } from './error-rates.js';
 import { startFileServer } from './file-server.js';
 import { baseUrl as baseUrlOf, startReadyGateway } from './gateway.js';
@@ -93,6 +94,37 @@ const comparable = (text: string) => [...text.normalize('NFKC').replace(/\s+/g, 
 export function characterErrorRate(hypothesis: string, reference: string): number {
   const ref = comparable(reference);
   return ref.length ? editDistance(ref, comparable(hypothesis)) / ref.length : 0;
+}
+
+/** Share of the reference's characters the hypothesis holds, counted as multisets (order and whitespace ignored). */
+export function charRecall(hypothesis: string, reference: string): number {
+  const ref = comparable(reference);
+  return ref.length ? sharedCount(ref, comparable(hypothesis)) / ref.length : 1;
+}
+
+/** Fewest edits that turn `line` into some run of characters of `text` (the line found anywhere in it). */
+function editsToFind(line: readonly string[], text: readonly string[]): number {
+  let previous = new Array<number>(text.length + 1).fill(0);
+  for (let i = 1; i <= line.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= text.length; j++) {
+      current[j] = Math.min(previous[j - 1]! + (line[i - 1] === text[j - 1] ? 0 : 1), previous[j]! + 1, current[j - 1]! + 1);
+    }
+    previous = current;
+  }
+  return Math.min(...previous);
+}
+
+/** A reference line counts as lost when over this share of its characters cannot be found in the text read (a line cut short or read as noise). */
+const LOST_LINE = 0.25;
+
+/** The 0-based numbers of the reference's lines that the hypothesis lost, wherever in it the others are read. */
+export function lostLines(hypothesis: string, reference: string): number[] {
+  const text = comparable(hypothesis);
+  return reference.split('\n').flatMap((line, index) => {
+    const chars = comparable(line);
+    return chars.length > 0 && editsToFind(chars, text) > LOST_LINE * chars.length ? [index] : [];
+  });
 }
 
 export const pct = (value: number) => `${(value * 100).toFixed(1)}%`;

@@ -1,6 +1,7 @@
 /**
  * One page through PP-OCR: the page straightened when its lines are skewed (a photo taken at an
- * angle), detection, the line direction classifier, batched recognition, the page's quarter
+ * angle), detection (again, enlarged, when small print comes out too thin for the detector at
+ * the side limit), the line direction classifier, batched recognition, the page's quarter
  * turn, and the OcrPage. The detector finds lines well only when they lie near level or plumb
  * (at 30° it cut a form's rows into fragments and missed the name's line), so a skewed page is
  * turned straight once (see orientation.ts) and read as it then lies. A page photographed at a
@@ -15,7 +16,7 @@
  */
 import ort from 'onnxruntime-node';
 import type { Box, OcrPage, PageLie, PagePerspective } from '../../types.js';
-import { detectionInput, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
+import { closerSide, detectionInput, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
 import { cropRgb, decodeRgb, warpRgb, type RgbImage } from './image.js';
 import { homography, project } from './geometry.js';
 import { estimatePerspective, flatView, turnedPerspective } from './perspective.js';
@@ -174,8 +175,8 @@ async function detectLines(
   const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
   const detectIn = async (region: Box | undefined) => {
     const image = region ? cropRgb(turned, region) : turned;
-    const input = await detectionInput(image, region ? settings.detection.maxSide : detectionSide(settings.detection.maxSide, image, sent));
-    return { region, input, ...(await detect(models, input, settings, signal)) };
+    const side = region ? settings.detection.maxSide : detectionSide(settings.detection.maxSide, image, sent);
+    return { region, ...(await detectLegibly(models, image, side, settings, signal)) };
   };
   const region = text && textRegion(text, turn, { source, canvas, margin: PAGE_MARGIN });
   let seen = await detectIn(region);
@@ -209,6 +210,20 @@ function reachesCut(quad: Quad, region: Box, image: RgbImage): boolean {
       (region.x1 < image.width && x > width - PAGE_MARGIN) ||
       (region.y1 < image.height && y > height - PAGE_MARGIN),
   );
+}
+
+/**
+ * The image's text detected at `side`, and once more enlarged when its lines come out thinner
+ * than the detector keeps whole there (see closerSide): small print on a full page scaled down.
+ */
+async function detectLegibly(models: PpOcrModels, image: RgbImage, side: number, settings: PipelineSettings, signal: AbortSignal): Promise<{ input: DetectionInput; probability: Float32Array; quads: Quad[] }> {
+  const detectAt = async (at: number) => {
+    const input = await detectionInput(image, at);
+    return { input, ...(await detect(models, input, settings, signal)) };
+  };
+  const first = await detectAt(side);
+  const closer = closerSide(first.quads, first.input, Math.max(image.width, image.height));
+  return closer === undefined ? first : detectAt(closer);
 }
 
 async function detect(models: PpOcrModels, input: DetectionInput, settings: PipelineSettings, signal: AbortSignal): Promise<{ probability: Float32Array; quads: Quad[] }> {
