@@ -20,7 +20,6 @@
  *   npm run bench:ocr [-- --workers 2 --rounds 2 --pages 200 --kinds small,a4,photos]
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -30,7 +29,7 @@ import { loadConfig } from '../src/config/index.js';
 import { ppOcrSettings } from '../src/engines/ocr/index.js';
 import { loadModels, readPage, type PipelineSettings, type PpOcrModels } from '../src/engines/ocr/ppocr/pipeline.js';
 import { runAtMost } from '../src/platform/concurrency.js';
-import { groundTruth, OCR_FIXTURES } from './lib/ocr-fixtures.js';
+import { A4_FIXTURES, a4Truth, groundTruth, OCR_FIXTURES } from './lib/ocr-fixtures.js';
 import { characterErrorRate, pct, startOcrEvalGateway, type OcrEvalGateway } from './lib/eval-gateway.js';
 import { fixturePath } from './lib/paths.js';
 import { photoTruth } from './lib/photos.js';
@@ -71,9 +70,6 @@ function pagesOf(kind: Kind): BenchPage[] {
     };
   });
 }
-
-const A4_FIXTURES = join(OCR_FIXTURES, 'a4');
-const a4Truth = (): Record<string, { text: string }> => JSON.parse(readFileSync(join(A4_FIXTURES, 'ground-truth.json'), 'utf8')) as Record<string, { text: string }>;
 
 /** One way of reading a kind's pages: pages/minute, by the clock and by CPU time, mean error, and per page its median time and its error. */
 interface Side {
