@@ -62,9 +62,14 @@ function batches(cuts: readonly LineCut[], size: number): number[][] {
   return result;
 }
 
-function cropBatch(image: RgbImage, cuts: readonly LineCut[], width: number, makeTensor: MakeTensor): Tensor {
+/** Floats of a batch of `lines` crops `width` wide. */
+const batchLength = (lines: number, width: number) => lines * 3 * RECOGNISER_HEIGHT * width;
+
+/** The crops of `cuts` as one batch `width` wide, padded with zeros, in the start of `buffer` (a new array when none is given). */
+function cropBatch(image: RgbImage, cuts: readonly LineCut[], width: number, makeTensor: MakeTensor, buffer?: Float32Array): Tensor {
   const plane = RECOGNISER_HEIGHT * width;
-  const data = new Float32Array(cuts.length * 3 * plane);
+  const length = batchLength(cuts.length, width);
+  const data = buffer ? buffer.subarray(0, length).fill(0) : new Float32Array(length);
   cuts.forEach((cut, b) => warpNormalised(image, cut.quad, Math.min(width, widthAtHeight(cut)), RECOGNISER_HEIGHT, data, b * 3 * plane, width, plane));
   return makeTensor(data, [cuts.length, 3, RECOGNISER_HEIGHT, width]);
 }
@@ -125,11 +130,14 @@ export async function readLines(
   signal: AbortSignal,
 ): Promise<LineReading[]> {
   const readings = new Array<LineReading>(upright.length);
-  for (const batch of batches(upright, batchSize)) {
+  const planned = batches(upright, batchSize).map((batch) => ({ batch, width: Math.max(MIN_RECOGNISER_WIDTH, ...batch.map((i) => widthAtHeight(upright[i]!))) }));
+  // One buffer for every batch in turn: an array per batch (a line 1000 px long is 576 KB of
+  // floats) made most of a page's allocations, and collecting them a sizeable share of its time.
+  const buffer = new Float32Array(Math.max(0, ...planned.map(({ batch, width }) => batchLength(batch.length, width))));
+  for (const { batch, width } of planned) {
     signal.throwIfAborted();
     const batchCuts = batch.map((i) => upright[i]!);
-    const width = Math.max(MIN_RECOGNISER_WIDTH, ...batchCuts.map(widthAtHeight));
-    const output = await recogniser.run({ [recogniser.inputNames[0]!]: cropBatch(image, batchCuts, width, makeTensor) }, [BEST_CLASS, BEST_PROBABILITY]);
+    const output = await recogniser.run({ [recogniser.inputNames[0]!]: cropBatch(image, batchCuts, width, makeTensor, buffer) }, [BEST_CLASS, BEST_PROBABILITY]);
     const bestClass = output[BEST_CLASS]!;
     const steps = bestClass.dims[1] ?? 0;
     const classes = bestClass.data as BigInt64Array;
