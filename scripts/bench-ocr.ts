@@ -12,9 +12,10 @@
  *            at once as the gateway has workers.
  * Each also in pages per CPU-minute (× workers, as if each worker had a core to itself): the CPU
  * time the reading took, which the other work on a shared machine hardly changes, where
- * pages/minute by the clock follows it. Then a PDF with a text layer against the same page scanned, and the gateway's resident memory
- * over a long run of all the pages in turn (--pages). Raw and models run at the gateway's settings
- * (OCR_PRECISION, OCR_BATCH, OCR_DET_MAX_SIDE, …).
+ * pages/minute by the clock follows it. Then a PDF with a text layer against the same page
+ * scanned, and the gateway's resident memory over a long run of all the pages in turn (--pages),
+ * printed as it goes. Raw and models run at the gateway's settings (OCR_PRECISION, OCR_BATCH,
+ * OCR_DET_MAX_SIDE, …).
  *
  *   apt-get install -y tesseract-ocr tesseract-ocr-chi-sim
  *   npm run bench:ocr [-- --workers 2 --rounds 2 --pages 200 --kinds small,a4,photos]
@@ -238,15 +239,17 @@ const MEMORY_SAMPLE_EVERY = 50;
 /** The gateway's resident memory over `count` pages, the given ones in turn, sampled every 50. */
 async function memoryOver(gateway: OcrEvalGateway, pages: readonly BenchPage[], count: number, workers: number): Promise<void> {
   const samples = [rssMiB()];
+  console.log(`\nresident memory of the gateway process (with its ${workers} OCR workers) over ${count} pages: ${samples[0]} MiB at the start`);
   let done = 0;
   await runAtMost(
     workers,
     Array.from({ length: count }, (_, i) => async () => {
       await gateway.caseOcr([pages[i % pages.length]!.path]);
-      if (++done % MEMORY_SAMPLE_EVERY === 0) samples.push(rssMiB());
+      if (++done % MEMORY_SAMPLE_EVERY !== 0) return;
+      samples.push(rssMiB());
+      console.log(`  after ${done} pages: ${samples.at(-1)} MiB`);
     }),
   );
-  console.log(`\nresident memory of the gateway process (with its ${workers} OCR workers), MiB, every ${MEMORY_SAMPLE_EVERY} of ${count} pages: ${samples.join(', ')}`);
   if (samples.length > 3) {
     const settled = samples.slice(2);
     console.log(`after the first ${2 * MEMORY_SAMPLE_EVERY} pages: ${Math.min(...settled)}–${Math.max(...settled)} MiB, last ${settled.at(-1)} MiB`);
