@@ -4,21 +4,28 @@
  * their ground truth gives the text), key strings read, and patient_info: per field, how many of
  * the values the pages give were returned, and how many fields were returned with a value the
  * pages do not give (wrong or invented). The patient-layout requests (test/fixtures/ocr/patient)
- * send their files together, as a platform sends a case. Prints figures only, never the
+ * send their files together, as a platform sends a case. The full A4 pages (test/fixtures/ocr/a4)
+ * count lost lines too: the numbers of the lines of the ground truth that the text read does not
+ * hold. Each family (rendered pages, patient layouts, A4 pages, photos) is summed up on its own:
+ * mean CER, lowest char recall, lost lines and patient fields. Prints figures only, never the
  * recognised text (the photos show real names).
  *
- *   npm run eval:ocr [-- --workers 2] [-- --only report1]
+ *   npm run eval:ocr [-- --workers 2] [-- --only report1] [-- --family a4]
  */
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { groundTruth, OCR_FIXTURES, PATIENT_FIXTURES, patientRequests } from './lib/ocr-fixtures.js';
-import { characterErrorRate, pct, startOcrEvalGateway } from './lib/eval-gateway.js';
+import { A4_FIXTURES, a4Truth, groundTruth, OCR_FIXTURES, PATIENT_FIXTURES, patientRequests } from './lib/ocr-fixtures.js';
+import { characterErrorRate, charRecall, lostLines, pct, startOcrEvalGateway } from './lib/eval-gateway.js';
 import { fixturePath } from './lib/paths.js';
 import { photoTruth } from './lib/photos.js';
 
 type Info = { name: string | null; age: string | null; cancer_type: string | null; stage: string | null };
 
+const FAMILIES = ['rendered', 'patient', 'a4', 'photos'] as const;
+type Family = (typeof FAMILIES)[number];
+
 interface EvalCase {
+  family: Family;
   /** The files of one request, in order. */
   paths: string[];
   /** Whole expected text, for CER. */
@@ -34,64 +41,101 @@ interface EvalCase {
 function photoCases(): EvalCase[] {
   return Object.entries(photoTruth()).flatMap(([file, truth]): EvalCase[] => {
     const path = fixturePath('photos', file);
-    if (truth.text !== undefined) return [{ paths: [path], text: truth.text }];
+    if (truth.text !== undefined) return [{ family: 'photos', paths: [path], text: truth.text }];
     const mustRead = [...(truth.firstLine ? [truth.firstLine] : []), ...(truth.clinical ?? [])];
     if (mustRead.length === 0) return [];
-    return [{ paths: [path], mustRead, ...(truth.personal ? { identifiers: truth.personal } : {}), ...(truth.patient_info ? { patient_info: truth.patient_info } : {}) }];
+    return [{ family: 'photos', paths: [path], mustRead, ...(truth.personal ? { identifiers: truth.personal } : {}), ...(truth.patient_info ? { patient_info: truth.patient_info } : {}) }];
   });
 }
 
 function cases(): EvalCase[] {
-  const fixtures = Object.entries(groundTruth()).map(([file, truth]) => ({ paths: [join(OCR_FIXTURES, file)], ...truth }));
-  const layouts = Object.values(patientRequests()).map(({ files, text, patient_info }) => ({ paths: files.map((file) => join(PATIENT_FIXTURES, file)), text, patient_info }));
-  return [...fixtures, ...layouts, ...photoCases()];
+  const fixtures = Object.entries(groundTruth()).map(([file, truth]): EvalCase => ({ family: 'rendered', paths: [join(OCR_FIXTURES, file)], ...truth }));
+  const layouts = Object.values(patientRequests()).map(({ files, text, patient_info }): EvalCase => ({ family: 'patient', paths: files.map((file) => join(PATIENT_FIXTURES, file)), text, patient_info }));
+  const a4 = Object.entries(a4Truth()).map(([file, truth]): EvalCase => ({ family: 'a4', paths: [join(A4_FIXTURES, file)], ...truth }));
+  return [...fixtures, ...layouts, ...a4, ...photoCases()];
 }
 
 const FIELDS = ['name', 'age', 'cancer_type', 'stage'] as const;
+type Field = (typeof FIELDS)[number];
+
+/** What one family's requests added up to. */
+class Tally {
+  readonly cers: number[] = [];
+  readonly recalls: number[] = [];
+  lost = 0;
+  lines = 0;
+  requests = 0;
+  fieldCases = 0;
+  notOnPage = 0;
+  readonly fieldFound = Object.fromEntries(FIELDS.map((f) => [f, 0])) as Record<Field, number>;
+  readonly fieldGiven = { ...this.fieldFound };
+
+  /** The request's fields found, as "found/given"; counts the fields returned with a value the pages do not give. */
+  addFields(expected: Info, returned: Partial<Record<Field, string | null>>): string {
+    this.fieldCases++;
+    const value = (f: Field) => returned[f] ?? null;
+    const given = FIELDS.filter((f) => expected[f] !== null);
+    const found = given.filter((f) => value(f) === expected[f]);
+    given.forEach((f) => this.fieldGiven[f]++);
+    found.forEach((f) => this.fieldFound[f]++);
+    this.notOnPage += FIELDS.filter((f) => value(f) !== null && value(f) !== expected[f]).length;
+    return `${found.length}/${given.length}`;
+  }
+
+  summary(name: string): string[] {
+    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+    const lines = [`${name}: ${this.requests} requests; mean CER ${pct(mean(this.cers))} over ${this.cers.length} with full text, worst ${pct(Math.max(0, ...this.cers))}`];
+    if (this.recalls.length) lines.push(`  char recall mean ${mean(this.recalls).toFixed(3)}, lowest ${Math.min(...this.recalls).toFixed(3)}; lost lines ${this.lost} of ${this.lines}`);
+    if (this.fieldCases) {
+      lines.push(`  patient_info over ${this.fieldCases} requests, fields found: ${FIELDS.map((f) => `${f} ${this.fieldFound[f]}/${this.fieldGiven[f]}`).join(', ')}`);
+      lines.push(`  fields returned with a value the pages do not give (wrong or invented): ${this.notOnPage}`);
+    }
+    return lines;
+  }
+}
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { workers: { type: 'string', default: '2' }, only: { type: 'string' } } });
-  const selected = cases().filter((c) => !values.only || c.paths.some((path) => path.includes(values.only!)));
+  const { values } = parseArgs({ options: { workers: { type: 'string', default: '2' }, only: { type: 'string' }, family: { type: 'string' } } });
+  const selected = cases().filter((c) => (!values.only || c.paths.some((path) => path.includes(values.only!))) && (!values.family || c.family === values.family));
   const gateway = await startOcrEvalGateway({ OCR_WORKERS: values.workers });
-  const fieldFound = Object.fromEntries(FIELDS.map((f) => [f, 0])) as Record<(typeof FIELDS)[number], number>;
-  const fieldGiven = { ...fieldFound };
-  let fieldCases = 0;
-  let notOnPage = 0;
-  const cers: number[] = [];
+  const tallies = new Map<Family, Tally>(FAMILIES.map((family) => [family, new Tally()]));
   try {
     console.log(`OCR ${gateway.model}, ${values.workers} workers, ${selected.length} files\n`);
-    console.log('file'.padEnd(40), 'CER'.padStart(7), 'ids read'.padStart(9), 'other read'.padStart(11), 'fields'.padStart(7), 'ms'.padStart(7));
+    console.log('file'.padEnd(40), 'CER'.padStart(7), 'recall'.padStart(7), 'lost lines'.padStart(12), 'ids read'.padStart(9), 'other read'.padStart(11), 'fields'.padStart(7), 'ms'.padStart(7));
     for (const c of selected) {
+      const tally = tallies.get(c.family)!;
+      tally.requests++;
       const { body, ms } = await gateway.caseOcr(c.paths);
       const text = body.ocr_results.map((result) => result.ocr_result).join('\n');
-      const cer = c.text === undefined ? undefined : characterErrorRate(text, c.text);
-      if (cer !== undefined) cers.push(cer);
+      let cer = '';
+      let recall = '';
+      let lost = '';
+      if (c.text !== undefined) {
+        tally.cers.push(characterErrorRate(text, c.text));
+        tally.recalls.push(charRecall(text, c.text));
+        cer = pct(tally.cers[tally.cers.length - 1]!);
+        recall = tally.recalls[tally.recalls.length - 1]!.toFixed(3);
+        const missing = lostLines(text, c.text);
+        tally.lost += missing.length;
+        tally.lines += c.text.split('\n').length;
+        lost = missing.length ? missing.join(',') : '0';
+      }
       const compact = text.replace(/\s+/g, '');
       const share = (strings?: string[]) => (strings ? `${strings.filter((s) => compact.includes(s)).length}/${strings.length}` : '');
-      let fields = '';
-      if (c.patient_info) {
-        fieldCases++;
-        const returned = (f: (typeof FIELDS)[number]) => body.patient_info[f] ?? null;
-        const given = FIELDS.filter((f) => c.patient_info![f] !== null);
-        const found = given.filter((f) => returned(f) === c.patient_info![f]);
-        given.forEach((f) => fieldGiven[f]++);
-        found.forEach((f) => fieldFound[f]++);
-        notOnPage += FIELDS.filter((f) => returned(f) !== null && returned(f) !== c.patient_info![f]).length;
-        fields = `${found.length}/${given.length}`;
-      }
+      const fields = c.patient_info ? tally.addFields(c.patient_info, body.patient_info) : '';
       console.log(
         c.paths.map((path) => basename(path)).join('+').padEnd(40),
-        (cer === undefined ? '' : pct(cer)).padStart(7),
+        cer.padStart(7),
+        recall.padStart(7),
+        lost.padStart(12),
         share(c.identifiers).padStart(9),
         share(c.mustRead).padStart(11),
         fields.padStart(7),
         ms.toFixed(0).padStart(7),
       );
     }
-    const mean = cers.reduce((a, b) => a + b, 0) / Math.max(1, cers.length);
-    console.log(`\nmean CER over ${cers.length} files with full text: ${pct(mean)}`);
-    console.log(`patient_info over ${fieldCases} requests, fields found: ${FIELDS.map((f) => `${f} ${fieldFound[f]}/${fieldGiven[f]}`).join(', ')}`);
-    console.log(`patient_info fields returned with a value the pages do not give (wrong or invented): ${notOnPage}`);
+    console.log('');
+    for (const [family, tally] of tallies) if (tally.requests) console.log(tally.summary(family).join('\n'));
   } finally {
     await gateway.close();
   }

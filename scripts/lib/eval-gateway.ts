@@ -95,4 +95,45 @@ export function characterErrorRate(hypothesis: string, reference: string): numbe
   return ref.length ? editDistance(ref, comparable(hypothesis)) / ref.length : 0;
 }
 
+/** Share of the reference's characters the hypothesis holds, counted as multisets (order and whitespace ignored). */
+export function charRecall(hypothesis: string, reference: string): number {
+  const ref = comparable(reference);
+  const left = new Map<string, number>();
+  for (const char of comparable(hypothesis)) left.set(char, (left.get(char) ?? 0) + 1);
+  let found = 0;
+  for (const char of ref) {
+    const count = left.get(char) ?? 0;
+    if (count > 0) {
+      found++;
+      left.set(char, count - 1);
+    }
+  }
+  return ref.length ? found / ref.length : 1;
+}
+
+/** Fewest edits that turn `line` into some run of characters of `text` (the line found anywhere in it). */
+function editsToFind(line: readonly string[], text: readonly string[]): number {
+  let previous = new Array<number>(text.length + 1).fill(0);
+  for (let i = 1; i <= line.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= text.length; j++) {
+      current[j] = Math.min(previous[j - 1]! + (line[i - 1] === text[j - 1] ? 0 : 1), previous[j]! + 1, current[j - 1]! + 1);
+    }
+    previous = current;
+  }
+  return Math.min(...previous);
+}
+
+/** A reference line counts as lost when over this share of its characters cannot be found in the text read. */
+const LOST_LINE = 0.5;
+
+/** The 0-based numbers of the reference's lines that the hypothesis lost, wherever in it the others are read. */
+export function lostLines(hypothesis: string, reference: string): number[] {
+  const text = comparable(hypothesis);
+  return reference.split('\n').flatMap((line, index) => {
+    const chars = comparable(line);
+    return chars.length > 0 && editsToFind(chars, text) > LOST_LINE * chars.length ? [index] : [];
+  });
+}
+
 export const pct = (value: number) => `${(value * 100).toFixed(1)}%`;

@@ -26,6 +26,11 @@ export interface PatientRequestTruth extends OcrTruth {
 export const patientRequests = (): Record<string, PatientRequestTruth> =>
   JSON.parse(readFileSync(join(PATIENT_FIXTURES, 'ground-truth.json'), 'utf8')) as Record<string, PatientRequestTruth>;
 
+/** Full A4 pages at 150 and 300 dpi, under test/fixtures/ocr/a4 (npm run fixtures:a4); each truth's text holds the page's lines in reading order. */
+export const A4_FIXTURES = join(OCR_FIXTURES, 'a4');
+
+export const a4Truth = (): Record<string, OcrTruth> => JSON.parse(readFileSync(join(A4_FIXTURES, 'ground-truth.json'), 'utf8')) as Record<string, OcrTruth>;
+
 /** A 24-bit BMP of an image (BMP fixtures are large, so tests make them). */
 export async function toBmp(image: Buffer): Promise<Buffer> {
   const { data, info } = await sharp(image).greyscale().raw().toBuffer({ resolveWithObject: true });

@@ -21,7 +21,7 @@ import { pageRotation, straighteningTurn } from './orientation.js';
 import { boundingBox, normalDegrees, quadOf, turnedSize, turnPoint, unturnPoint, type Point, type Quad } from '../plane.js';
 import { assemblePage } from './page.js';
 import type { OcrDevice } from './prepared.js';
-import { cutAlong, mostlyUpsideDown, readLines, turnedHalf, upsideDown, type LineCut, type MakeTensor } from './recognize.js';
+import { cutAlong, mostlyUpsideDown, readLines, turnedHalf, type LineCut, type MakeTensor } from './recognize.js';
 
 export interface PipelineSettings {
   detection: DetectionSettings;
@@ -102,8 +102,8 @@ export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings:
     if (detectionTurn(turn) !== lines.turn) lines = await linesAt(turn);
   }
   if (!asItLies) lines = (await flatLines(models, sent, lines, turn, lie, settings, signal)) ?? lines;
-  const flips = await upsideDown(models.classifier, sent, lines.cuts, settings.batchSize, makeTensor, signal);
-  const flipped = mostlyUpsideDown(lines.cuts.map((cut) => cut.quad), flips);
+  // A page read as it is known to lie is turned upright: its lines need no classifier.
+  const flipped = lie === undefined && (await mostlyUpsideDown(models.classifier, sent, lines.cuts, settings.batchSize, makeTensor, signal));
   const asRead = flipped ? lines.cuts.map((cut) => ({ ...cut, quad: turnedHalf(cut.quad) })) : lines.cuts;
   const readings = await readLines(models.recogniser, sent, asRead, models.alphabet, settings.batchSize, makeTensor, signal);
   const straight = turnedSize(source, turn);
