@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { CaseOcrResponse } from '../../src/contract/case-files.js';
+import { sharedCount } from '../../src/operations/case-file-process/redact-page.js';
 import { editDistance } from './error-rates.js';
 import { startFileServer } from './file-server.js';
 import { baseUrl as baseUrlOf, startReadyGateway } from './gateway.js';
@@ -98,17 +99,7 @@ export function characterErrorRate(hypothesis: string, reference: string): numbe
 /** Share of the reference's characters the hypothesis holds, counted as multisets (order and whitespace ignored). */
 export function charRecall(hypothesis: string, reference: string): number {
   const ref = comparable(reference);
-  const left = new Map<string, number>();
-  for (const char of comparable(hypothesis)) left.set(char, (left.get(char) ?? 0) + 1);
-  let found = 0;
-  for (const char of ref) {
-    const count = left.get(char) ?? 0;
-    if (count > 0) {
-      found++;
-      left.set(char, count - 1);
-    }
-  }
-  return ref.length ? found / ref.length : 1;
+  return ref.length ? sharedCount(ref, comparable(hypothesis)) / ref.length : 1;
 }
 
 /** Fewest edits that turn `line` into some run of characters of `text` (the line found anywhere in it). */
@@ -124,8 +115,8 @@ function editsToFind(line: readonly string[], text: readonly string[]): number {
   return Math.min(...previous);
 }
 
-/** A reference line counts as lost when over this share of its characters cannot be found in the text read. */
-const LOST_LINE = 0.5;
+/** A reference line counts as lost when over this share of its characters cannot be found in the text read (a line cut short or read as noise). */
+const LOST_LINE = 0.25;
 
 /** The 0-based numbers of the reference's lines that the hypothesis lost, wherever in it the others are read. */
 export function lostLines(hypothesis: string, reference: string): number[] {

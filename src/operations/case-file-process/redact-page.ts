@@ -227,7 +227,7 @@ function overlaps(quad: Quad, word: Quad): boolean {
 }
 
 /** Characters the two lists have in common, each counted as often as both have it. */
-function sharedCount(a: readonly string[], b: readonly string[]): number {
+export function sharedCount(a: readonly string[], b: readonly string[]): number {
   const counts = new Map<string, number>();
   for (const char of b) counts.set(char, (counts.get(char) ?? 0) + 1);
   let shared = 0;
