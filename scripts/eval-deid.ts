@@ -1,6 +1,7 @@
 /**
  * De-identification quality through the real case-file-process route. Each file (the project's
- * fixtures in test/fixtures/deid, and the real blood-test photos in test/fixtures/photos) is
+ * fixtures in test/fixtures/deid, the full A4 pages in test/fixtures/ocr/a4, and the real
+ * blood-test photos in test/fixtures/photos) is
  * de-identified, downloaded, and both input and output are read by two readers: the native
  * tesseract CLI (independent of the gateway) and the gateway's own first reader through case-ocr
  * (PP-OCR by default). A planted personal string that either reads in the input and either still
@@ -12,7 +13,7 @@
  * deidentification_failed (422, the self-audit refusing a file, which is counted, not fatal).
  *
  *   apt-get install -y tesseract-ocr tesseract-ocr-chi-sim tesseract-ocr-osd
- *   npm run eval:deid [-- --only lab] [-- --workers 2]
+ *   npm run eval:deid [-- --only lab] [-- --only ocr/a4/] [-- --workers 2]
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

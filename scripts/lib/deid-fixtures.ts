@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { DocumentCategory } from '../../src/contract/case-files.js';
 import type { Quad } from '../../src/engines/ocr/index.js';
+import { A4_FIXTURES, a4Truth } from './ocr-fixtures.js';
 import { fixturePath } from './paths.js';
 import { photoTruth } from './photos.js';
 
@@ -51,10 +52,22 @@ function photoCase(path: string): DeidCase {
   return { category: 'lab_report', pages: 1, language: 'zh', personal: truth.personal ?? [], clinical: truth.clinical ?? [], path };
 }
 
-/** The project's synthetic fixtures, then the real photos. */
+/** The full A4 pages of the OCR fixtures (test/fixtures/ocr/a4), named by language first. */
+function a4Cases(): DeidCase[] {
+  return Object.entries(a4Truth()).map(([file, { category, personal, clinical }]) => ({
+    category,
+    pages: 1,
+    language: file.startsWith('zh-') ? 'zh' : 'en',
+    personal,
+    clinical,
+    path: join(A4_FIXTURES, file),
+  }));
+}
+
+/** The project's synthetic fixtures, the full A4 pages, then the real photos. */
 export function deidCases(): DeidCase[] {
   const fixtures = Object.entries(deidGroundTruth()).map(([file, truth]) => ({ ...truth, path: join(DEID_FIXTURES, file) }));
-  return [...fixtures, ...REAL_DEID_PHOTOS.map(photoCase)];
+  return [...fixtures, ...a4Cases(), ...REAL_DEID_PHOTOS.map(photoCase)];
 }
 
 const RESIDENT_ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import type { DocumentCategory } from '../../src/contract/case-files.js';
 import { fixturePath } from './paths.js';
 
 export const OCR_FIXTURES = fixturePath('ocr');
@@ -26,10 +27,19 @@ export interface PatientRequestTruth extends OcrTruth {
 export const patientRequests = (): Record<string, PatientRequestTruth> =>
   JSON.parse(readFileSync(join(PATIENT_FIXTURES, 'ground-truth.json'), 'utf8')) as Record<string, PatientRequestTruth>;
 
-/** Full A4 pages at 150 and 300 dpi, under test/fixtures/ocr/a4 (npm run fixtures:a4); each truth's text holds the page's lines in reading order. */
+/** Full A4 pages at 150 and 300 dpi, under test/fixtures/ocr/a4 (npm run fixtures:a4). */
 export const A4_FIXTURES = join(OCR_FIXTURES, 'a4');
 
-export const a4Truth = (): Record<string, OcrTruth> => JSON.parse(readFileSync(join(A4_FIXTURES, 'ground-truth.json'), 'utf8')) as Record<string, OcrTruth>;
+/** An A4 page: its text (its lines in reading order), patient_info, and what de-identification must hide and keep. */
+export interface A4Truth extends OcrTruth {
+  category: DocumentCategory;
+  /** Every personal string exactly as printed. */
+  personal: string[];
+  /** Phrases that must stay readable after de-identification. */
+  clinical: string[];
+}
+
+export const a4Truth = (): Record<string, A4Truth> => JSON.parse(readFileSync(join(A4_FIXTURES, 'ground-truth.json'), 'utf8')) as Record<string, A4Truth>;
 
 /** A 24-bit BMP of an image (BMP fixtures are large, so tests make them). */
 export async function toBmp(image: Buffer): Promise<Buffer> {
