@@ -20,7 +20,9 @@ const MAX_MINORITY_NAME = 16;
 const NOT_NAMES = new Set(['男', '女', '男性', '女性', '无', '未知', '不详', '空', '本人']);
 const TITLE = /^(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s*)?/u;
 const LATIN_WORD = "(?!(?:MD|PhD|RN|DO|MBBS)\\b)[A-Z][A-Za-z'’-]*";
-const LATIN_NAME = new RegExp(`^${LATIN_WORD}(?:[ ,]\\s?${LATIN_WORD}){0,3}`, 'u');
+/** Initials before a word of a name ("A. Patel", "John R. Smith"). */
+const INITIALS = '(?:[A-Z]\\.\\s?){0,2}';
+const LATIN_NAME = new RegExp(`^${INITIALS}${LATIN_WORD}(?:[ ,]\\s?${INITIALS}${LATIN_WORD}){0,3}`, 'u');
 /** A lower-case name ("name: zhang san") only when it is all there is before the next label. */
 const LOWER_CASE_NAME = /^[a-z][a-z'’-]*(?: [a-z][a-z'’-]*)?(?=\s*$)/u;
 /** Words that often follow a name in free text; the two-character ones are tried first ("郑丽代诉", not "郑丽代" before 诉). */

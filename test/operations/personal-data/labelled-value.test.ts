@@ -59,6 +59,9 @@ describe('labelled values: OCR-noisy separators and labels', () => {
     // A long Latin label with one letter misread, marked by its colon.
     ['Patiet:Thomas Walsh Sex: Male', 'Thomas Walsh'],
     ['Physican: Robert Chen', 'Robert Chen'],
+    // Initials, and the surgeon of a pathology report.
+    ['Surgeon: Dr. A. Patel', 'A. Patel'],
+    ['Reported by: John R. Smith', 'John R. Smith'],
   ])('name in %s', (line, name) => {
     expect(values(line)).toEqual([name]);
     expect(kinds(line)).toEqual(['name']);
@@ -73,6 +76,7 @@ describe('labelled values: OCR-noisy separators and labels', () => {
     ['ＩＤ号：９００５１０６５', '９００５１０６５', 'hospital_id'],
     ['住院号 Z00123', 'Z00123', 'hospital_id'],
     ['MRN: 00123456', '00123456', 'hospital_id'],
+    ['Accession: SP24-03157  Ward: 7B', 'SP24-03157', 'hospital_id'],
     ['Bed No. 12 Dept: Oncology', '12', 'hospital_id'],
     ['身份证号:11010519491231002X', '11010519491231002X', 'resident_id'],
     ['身份证号码：1101051949123lOO2X', '1101051949123lOO2X', 'resident_id'],
