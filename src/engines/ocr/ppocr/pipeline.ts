@@ -13,7 +13,7 @@
  */
 import ort from 'onnxruntime-node';
 import type { OcrPage, PageLie, PagePerspective } from '../../types.js';
-import { closerSide, detectionInput, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
+import { closerSide, detectionInput, findsAgain, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
 import { decodeRgb, warpRgb, type RgbImage } from './image.js';
 import { homography, project } from './geometry.js';
 import { estimatePerspective, flatView, turnedPerspective } from './perspective.js';
@@ -168,6 +168,8 @@ async function detectLines(models: PpOcrModels, bytes: Uint8Array, sent: RgbImag
 /**
  * The image's text detected at `side`, and once more enlarged when its lines come out thinner
  * than the detector keeps whole there (see closerSide): small print on a full page scaled down.
+ * The enlarged detection stands only when it finds again every line the first found (see
+ * findsAgain); text found and then lost would let an unreadable page pass as blank.
  */
 async function detectLegibly(models: PpOcrModels, image: RgbImage, side: number, settings: PipelineSettings, signal: AbortSignal): Promise<{ input: DetectionInput; probability: Float32Array; quads: Quad[] }> {
   const detectAt = async (at: number) => {
@@ -176,7 +178,9 @@ async function detectLegibly(models: PpOcrModels, image: RgbImage, side: number,
   };
   const first = await detectAt(side);
   const closer = closerSide(first.quads, first.input, Math.max(image.width, image.height));
-  return closer === undefined ? first : detectAt(closer);
+  if (closer === undefined) return first;
+  const enlarged = await detectAt(closer);
+  return findsAgain(first.quads, enlarged.quads) ? enlarged : first;
 }
 
 async function detect(models: PpOcrModels, input: DetectionInput, settings: PipelineSettings, signal: AbortSignal): Promise<{ probability: Float32Array; quads: Quad[] }> {

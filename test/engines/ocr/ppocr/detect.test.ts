@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closerSide, DETECTION_DEFAULTS, MIN_LINE_THICKNESS, textRegions, type DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
+import { closerSide, DETECTION_DEFAULTS, findsAgain, MIN_LINE_THICKNESS, textRegions, type DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
 import type { Quad } from '../../../../src/engines/ocr/plane.js';
 
 const WIDTH = 64;
@@ -81,5 +81,28 @@ describe('the side a page is detected again at when its text comes out thin', ()
       { x: 10, y: 410 },
     ];
     expect(closerSide([upright], half, PAGE_SIDE)).toBe(Math.round((880 * MIN_LINE_THICKNESS) / 10));
+  });
+});
+
+describe('whether the page detected again finds again the lines first found', () => {
+  /** A line from x0 to x1, its top at `y`, `thickness` high. */
+  const line = (x0: number, x1: number, y: number, thickness = 20): Quad => [
+    { x: x0, y },
+    { x: x1, y },
+    { x: x1, y: y + thickness },
+    { x: x0, y: y + thickness },
+  ];
+  const first = [line(10, 410, 0), line(10, 300, 40)];
+
+  it('finds lines again made whole: longer, or split where they had run into each other', () => {
+    expect(findsAgain(first, [line(5, 415, 0), line(10, 380, 40)])).toBe(true);
+    const paragraph = [line(10, 410, 0, 44)];
+    expect(findsAgain(paragraph, [line(10, 410, 0), line(10, 410, 24)])).toBe(true);
+  });
+
+  it('does not when a line first found is gone, or only a speck of it is left', () => {
+    expect(findsAgain(first, [line(5, 415, 0)])).toBe(false);
+    expect(findsAgain(first, [line(5, 415, 0), line(10, 100, 40)])).toBe(false);
+    expect(findsAgain(first, [])).toBe(false);
   });
 });
