@@ -11,7 +11,8 @@ import { removeCjkSpaces } from '../../src/engines/ocr/line-text.js';
 import { startFileServer, type FileServer, fileReference, type FileReferenceBody } from '../../scripts/lib/file-server.js';
 import { WAV_BYTES } from '../support/media-bytes.js';
 import { OCR_ENV, OCR_START_WITHIN_MS, startOcrGateway, type TestGateway, postFiles } from '../../scripts/lib/gateway.js';
-import { groundTruth, patientRequests, readFixture } from '../../scripts/lib/ocr-fixtures.js';
+import { a4Truth, groundTruth, patientRequests, readFixture } from '../../scripts/lib/ocr-fixtures.js';
+import { characterErrorRate, lostLines } from '../../scripts/lib/eval-gateway.js';
 import { ScriptedLlmEngine } from '../support/test-engines.js';
 import { enginesWith } from '../../scripts/lib/stand-in-engines.js';
 import { fixturePath } from '../../scripts/lib/paths.js';
@@ -114,6 +115,18 @@ describe('case-ocr with the real OCR engine', () => {
     },
     60_000,
   );
+
+  it('reads full A4 pages of small print at 150 dpi whole, in English and in Chinese: every line, CER under 2%', async () => {
+    const pages = ['en-pathology-150dpi.png', 'zh-pathology-150dpi.jpg'];
+    const { status, json } = await post(gateway, pages.map((name, index) => file(index + 1, `a4/${name}`)));
+    expect(status).toBe(200);
+    pages.forEach((name, index) => {
+      const text: string = json.ocr_results[index].ocr_result;
+      const truth = a4Truth()[name]!.text;
+      expect({ name, lost: lostLines(text, truth) }).toEqual({ name, lost: [] });
+      expect(characterErrorRate(text, truth)).toBeLessThan(0.02);
+    });
+  }, 120_000);
 
   it.each(Object.entries(patientRequests()))(
     'reads patient_info from the layout of %s (English labels, fields on one line, tables, a stage on a second file)',

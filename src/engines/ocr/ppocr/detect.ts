@@ -1,16 +1,17 @@
 /**
  * Text detection with PP-OCR's DB model: the page, scaled so its longest side is at most
- * `maxSide` (both sides multiples of 32), normalised as the model was trained (BGR, ImageNet mean
+ * `maxSide` (both sides multiples of 32; larger when its text comes out too thin there, see
+ * closerSide), normalised as the model was trained (BGR, ImageNet mean
  * and deviation), gives a map of the probability that each pixel is text. Pixels above the
  * threshold form regions; each region's rotated minimum-area rectangle, kept when the mean
  * probability inside it reaches the box score, is unclipped and scaled back to the page.
  */
-import type { Point, Quad } from '../plane.js';
-import { lineQuad, minAreaRect, unclip, type RotatedRect } from './geometry.js';
+import { insideQuad, pointInQuad, type Point, type Quad } from '../plane.js';
+import { distance, lineQuad, minAreaRect, unclip, type RotatedRect } from './geometry.js';
 import { detectorView, type RgbImage } from './image.js';
 
 export interface DetectionSettings {
-  /** Longest side the page is scaled to for detection (a multiple of 32). */
+  /** Longest side the page is scaled to for detection (a multiple of 32), unless its text comes out too thin there (see closerSide). */
   maxSide: number;
   /** Probability above which a pixel counts as text. */
   threshold: number;
@@ -41,6 +42,60 @@ export interface DetectionInput {
 export interface TextRegion {
   quad: Quad;
   score: number;
+}
+
+/**
+ * The thickness (across the line, in detector pixels, as unclipped) the median line needs for the
+ * detector to keep every line whole. Thinner, as small print on a full A4 page scaled to 960
+ * px comes out (about 15), lines a point apart touch and thin grey strokes fall under the
+ * threshold: a line is cut short, a paragraph's lines run into each other, and the recogniser
+ * reads what the crop holds of its neighbours.
+ */
+export const MIN_LINE_THICKNESS = 19;
+/** A page is detected again at most this many times the side it was first detected at (the detector's time grows with the square). */
+const MAX_CLOSER = 2;
+
+/**
+ * The longest side to detect the page at again, so that its median line (of `quads`, found at
+ * `input`) is MIN_LINE_THICKNESS thick in the map; undefined when it already is, or when the page
+ * was detected at its own size (`pageSide`, its longest side), which is never enlarged.
+ */
+export function closerSide(quads: readonly Quad[], input: DetectionInput, pageSide: number): number | undefined {
+  const scale = Math.max(input.scaleX, input.scaleY);
+  if (quads.length === 0 || scale <= 1) return undefined;
+  const thickness = quads.map((quad) => Math.min(distance(quad[0], quad[1]), distance(quad[0], quad[3])) / scale).sort((a, b) => a - b);
+  const median = thickness[Math.floor(thickness.length / 2)]!;
+  if (median >= MIN_LINE_THICKNESS) return undefined;
+  const detectedSide = Math.max(input.width, input.height);
+  return Math.round(Math.min(pageSide, MAX_CLOSER * detectedSide, (detectedSide * MIN_LINE_THICKNESS) / median));
+}
+
+/** A line counts as found again when at least this share of it lies inside the lines detected closer. */
+const FOUND_AGAIN = 0.5;
+/** Points a line is sampled at, along it and across it, to measure how much of it lies inside other lines. */
+const SAMPLES_ALONG = 20;
+const SAMPLES_ACROSS = 5;
+
+/**
+ * Whether the lines detected closer (`closer`) find again every line first found (`first`), both
+ * in page pixels: whole lines split in two or made longer do, lines gone do not. A page blurred
+ * past reading comes out as thick smudges that detected closer fall apart into a few specks the
+ * recogniser reads nothing from, and a page whose found text reads as nothing passes as blank.
+ */
+export function findsAgain(first: readonly Quad[], closer: readonly Quad[]): boolean {
+  return first.every((line) => shareInside(line, closer) >= FOUND_AGAIN);
+}
+
+/** The share of `line` that lies inside any of `lines`, as sampled on a grid over it. */
+function shareInside(line: Quad, lines: readonly Quad[]): number {
+  let inside = 0;
+  for (let i = 0; i < SAMPLES_ALONG; i++) {
+    for (let j = 0; j < SAMPLES_ACROSS; j++) {
+      const point = pointInQuad(line, (i + 0.5) / SAMPLES_ALONG, (j + 0.5) / SAMPLES_ACROSS);
+      if (lines.some((other) => insideQuad(point, other))) inside++;
+    }
+  }
+  return inside / (SAMPLES_ALONG * SAMPLES_ACROSS);
 }
 
 const roundTo32 = (value: number) => Math.max(32, Math.round(value / 32) * 32);

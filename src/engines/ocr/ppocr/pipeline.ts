@@ -1,6 +1,7 @@
 /**
  * One page through PP-OCR: the page straightened when its lines are skewed (a photo taken at an
- * angle), detection, the line direction classifier, batched recognition, the page's quarter
+ * angle), detection (again, enlarged, when small print comes out too thin for the detector at
+ * the side limit), the line direction classifier, batched recognition, the page's quarter
  * turn, and the OcrPage. The detector finds lines well only when they lie near level or plumb
  * (at 30° it cut a form's rows into fragments and missed the name's line), so a skewed page is
  * turned straight once (see orientation.ts) and read as it then lies. A page photographed at a
@@ -12,7 +13,7 @@
  */
 import ort from 'onnxruntime-node';
 import type { OcrPage, PageLie, PagePerspective } from '../../types.js';
-import { detectionInput, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
+import { closerSide, detectionInput, findsAgain, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
 import { decodeRgb, warpRgb, type RgbImage } from './image.js';
 import { homography, project } from './geometry.js';
 import { estimatePerspective, flatView, turnedPerspective } from './perspective.js';
@@ -153,8 +154,7 @@ const scaleOf = (input: DetectionInput) => Math.min(1, 1 / Math.max(input.scaleX
  */
 async function detectLines(models: PpOcrModels, bytes: Uint8Array, sent: RgbImage, turn: number, settings: PipelineSettings, signal: AbortSignal): Promise<DetectedLines> {
   const image = turn ? await decodeRgb(bytes, PAGE_MARGIN, turn) : sent;
-  const input = await detectionInput(image, detectionSide(settings.detection.maxSide, image, sent));
-  const { probability, quads: turnedQuads } = await detect(models, input, settings, signal);
+  const { input, probability, quads: turnedQuads } = await detectLegibly(models, image, detectionSide(settings.detection.maxSide, image, sent), settings, signal);
   const canvas = { width: image.width - 2 * PAGE_MARGIN, height: image.height - 2 * PAGE_MARGIN };
   const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
   const back = (p: Point): Point => {
@@ -163,6 +163,24 @@ async function detectLines(models: PpOcrModels, bytes: Uint8Array, sent: RgbImag
   };
   const quads = turn ? turnedQuads.map((quad) => quad.map(back) as Quad) : turnedQuads;
   return { turn, probability, input, cuts: quads.map(cutAlong), scale: scaleOf(input) };
+}
+
+/**
+ * The image's text detected at `side`, and once more enlarged when its lines come out thinner
+ * than the detector keeps whole there (see closerSide): small print on a full page scaled down.
+ * The enlarged detection stands only when it finds again every line the first found (see
+ * findsAgain); text found and then lost would let an unreadable page pass as blank.
+ */
+async function detectLegibly(models: PpOcrModels, image: RgbImage, side: number, settings: PipelineSettings, signal: AbortSignal): Promise<{ input: DetectionInput; probability: Float32Array; quads: Quad[] }> {
+  const detectAt = async (at: number) => {
+    const input = await detectionInput(image, at);
+    return { input, ...(await detect(models, input, settings, signal)) };
+  };
+  const first = await detectAt(side);
+  const closer = closerSide(first.quads, first.input, Math.max(image.width, image.height));
+  if (closer === undefined) return first;
+  const enlarged = await detectAt(closer);
+  return findsAgain(first.quads, enlarged.quads) ? enlarged : first;
 }
 
 async function detect(models: PpOcrModels, input: DetectionInput, settings: PipelineSettings, signal: AbortSignal): Promise<{ probability: Float32Array; quads: Quad[] }> {

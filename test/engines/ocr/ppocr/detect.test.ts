@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DETECTION_DEFAULTS, textRegions, type DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
+import { closerSide, DETECTION_DEFAULTS, findsAgain, MIN_LINE_THICKNESS, textRegions, type DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
+import { quadOf, type Quad } from '../../../../src/engines/ocr/plane.js';
 
 const WIDTH = 64;
 const HEIGHT = 40;
@@ -38,5 +39,55 @@ describe('text regions of the probability map', () => {
     const [region] = textRegions(probability, input, DETECTION_DEFAULTS);
     const [topLeft, topRight] = region!.quad;
     expect((topRight.y - topLeft.y) / (topRight.x - topLeft.x)).toBeCloseTo(0.4, 1);
+  });
+});
+
+describe('the side a page is detected again at when its text comes out thin', () => {
+  /** A line `thickness` page pixels high and 400 long, its top at `y`. */
+  const line = (y: number, thickness: number): Quad => quadOf({ x0: 10, y0: y, x1: 410, y1: y + thickness });
+  /** A 1240 × 1760 page detected at half its size: 620 × 880, two page pixels per map pixel. */
+  const half: DetectionInput = { tensor: new Float32Array(), width: 620, height: 880, scaleX: 2, scaleY: 2 };
+  const PAGE_SIDE = 1760;
+
+  it('enlarges the page so that its median line is MIN_LINE_THICKNESS thick in the map', () => {
+    // Lines 20 page pixels thick are 10 map pixels: the page is detected again at 19/10 of 880.
+    const quads = [line(0, 20), line(40, 20), line(80, 60)];
+    expect(closerSide(quads, half, PAGE_SIDE)).toBe(Math.round((880 * MIN_LINE_THICKNESS) / 10));
+  });
+
+  it('keeps the first detection when the median line is thick enough, however thin a few lines are', () => {
+    const thick = 2 * MIN_LINE_THICKNESS;
+    expect(closerSide([line(0, 4), line(40, thick), line(120, thick)], half, PAGE_SIDE)).toBeUndefined();
+    expect(closerSide([], half, PAGE_SIDE)).toBeUndefined();
+  });
+
+  it('never enlarges a page past its own size, nor past twice the side it was first detected at', () => {
+    expect(closerSide([line(0, 4)], half, PAGE_SIDE)).toBe(PAGE_SIDE);
+    expect(closerSide([line(0, 4)], half, 4000)).toBe(2 * 880);
+    const ownSize: DetectionInput = { ...half, width: 1240, height: 1760, scaleX: 1, scaleY: 1 };
+    expect(closerSide([line(0, 4)], ownSize, PAGE_SIDE)).toBeUndefined();
+  });
+
+  it('measures a line standing on end across it, not along it', () => {
+    const upright = quadOf({ x0: 10, y0: 10, x1: 30, y1: 410 });
+    expect(closerSide([upright], half, PAGE_SIDE)).toBe(Math.round((880 * MIN_LINE_THICKNESS) / 10));
+  });
+});
+
+describe('whether the page detected again finds again the lines first found', () => {
+  /** A line from x0 to x1, its top at `y`, `thickness` high. */
+  const line = (x0: number, x1: number, y: number, thickness = 20): Quad => quadOf({ x0, y0: y, x1, y1: y + thickness });
+  const first = [line(10, 410, 0), line(10, 300, 40)];
+
+  it('finds lines again made whole: longer, or split where they had run into each other', () => {
+    expect(findsAgain(first, [line(5, 415, 0), line(10, 380, 40)])).toBe(true);
+    const paragraph = [line(10, 410, 0, 44)];
+    expect(findsAgain(paragraph, [line(10, 410, 0), line(10, 410, 24)])).toBe(true);
+  });
+
+  it('does not when a line first found is gone, or only a speck of it is left', () => {
+    expect(findsAgain(first, [line(5, 415, 0)])).toBe(false);
+    expect(findsAgain(first, [line(5, 415, 0), line(10, 100, 40)])).toBe(false);
+    expect(findsAgain(first, [])).toBe(false);
   });
 });
