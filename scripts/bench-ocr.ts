@@ -1,183 +1,304 @@
 /**
- * The gateway's OCR (case-ocr over HTTP, the engine OCR_ENGINE names, PP-OCR by default) against
- * the raw engine (the PP-OCR pipeline called in-process on the same page files, no HTTP, no
- * document decoding, no worker threads) and the native tesseract CLI (Debian tesseract-ocr, same
- * languages) on the same pages in one run: pages/minute and CER side by side, with the ratios.
- * Every side runs as many pages at once as the gateway has workers, the CLI with
- * OMP_THREAD_LIMIT=1. The models' own time on each page gives the ceiling any pipeline on them
- * could reach on this machine. Then a PDF with a text layer against the same page scanned, and the
- * gateway's memory over a long run (--pages, default 200). The raw pipeline runs the recogniser at
- * the gateway's precision (OCR_PRECISION, int8 unless set to fp32).
+ * OCR speed on three kinds of page, in one run: the small rendered reports (1000×504), full A4
+ * pages (150 and 300 dpi, Chinese and English) and the real phone photos. Each kind is read four
+ * ways, each with pages/minute and CER (photos: the share of their identifiers not read):
+ *   gateway  case-ocr over HTTP (the engine OCR_ENGINE names, PP-OCR by default), as many pages
+ *            at once as it has workers;
+ *   raw      the PP-OCR pipeline in-process, one page at a time, no HTTP, document decoding or
+ *            worker threads, scaled by the workers as if they shared nothing;
+ *   models   the models' own inference time within that same raw reading, scaled alike: the
+ *            ceiling, since no pipeline on these models reads faster on this machine;
+ *   native   the tesseract CLI (Debian tessdata, the same languages), OMP_THREAD_LIMIT=1, as many
+ *            at once as the gateway has workers.
+ * Each also in pages per CPU-minute (× workers, as if each worker had a core to itself): the CPU
+ * time the reading took, which the other work on a shared machine hardly changes, where
+ * pages/minute by the clock follows it. Then a PDF with a text layer against the same page
+ * scanned, and the gateway's resident memory over a long run of all the pages in turn (--pages),
+ * printed as it goes. Raw and models run at the gateway's settings (OCR_PRECISION, OCR_BATCH,
+ * OCR_DET_MAX_SIDE, …).
  *
  *   apt-get install -y tesseract-ocr tesseract-ocr-chi-sim
- *   npm run bench:ocr [-- --workers 2 --rounds 2 --pages 200]
- *   OCR_PRECISION=fp32 npm run bench:ocr
+ *   npm run bench:ocr [-- --workers 2 --rounds 2 --pages 200 --kinds small,a4,photos]
  */
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { basename, join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
 import type ort from 'onnxruntime-node';
-import { promisify } from 'node:util';
-import { DETECTION_DEFAULTS } from '../src/engines/ocr/ppocr/detect.js';
 import { readPreparedManifest, recogniserFor, verifiedModelFiles } from '../src/engines/ocr/ppocr/prepared.js';
 import { loadConfig } from '../src/config/index.js';
+import { ppOcrSettings } from '../src/engines/ocr/index.js';
 import { loadModels, readPage, type PipelineSettings, type PpOcrModels } from '../src/engines/ocr/ppocr/pipeline.js';
 import { runAtMost } from '../src/platform/concurrency.js';
-import { groundTruth, OCR_FIXTURES } from './lib/ocr-fixtures.js';
-import { characterErrorRate, pct, startOcrEvalGateway } from './lib/eval-gateway.js';
+import { A4_FIXTURES, a4Truth, groundTruth, OCR_FIXTURES } from './lib/ocr-fixtures.js';
+import { characterErrorRate, pct, startOcrEvalGateway, type OcrEvalGateway } from './lib/eval-gateway.js';
 import { fixturePath } from './lib/paths.js';
 import { photoTruth } from './lib/photos.js';
 import { median } from './lib/stats.js';
 
 const run = promisify(execFile);
-/** Rendered reports (CER against their text) and the real phone photos (their identifiers read). */
-const PAGES = ['report1.png', 'report2.png', 'report3.png', 'report1-noisy.jpg', 'report1-rot90.jpg', 'np2016_bloodtestreport2.jpg', 'np2016_bloodtestreport1.jpg'];
-const pathOf = (page: string) => (page.startsWith('np2016') ? fixturePath('photos', page) : join(OCR_FIXTURES, page));
+const LANGS = 'chi_sim+eng';
 
+interface BenchPage {
+  path: string;
+  /** The page's error: CER against its text, or on a photo the share of its identifiers not read. */
+  error(text: string): number;
+}
+
+const KINDS = ['small', 'a4', 'photos'] as const;
+type Kind = (typeof KINDS)[number];
+
+function pagesOf(kind: Kind): BenchPage[] {
+  if (kind === 'small') {
+    const truth = groundTruth();
+    return ['report1.png', 'report2.png', 'report3.png', 'report1-noisy.jpg', 'report1-rot90.jpg'].map((file) => ({
+      path: join(OCR_FIXTURES, file),
+      error: (text) => characterErrorRate(text, truth[file]!.text),
+    }));
+  }
+  if (kind === 'a4') {
+    const truth = a4Truth();
+    return Object.keys(truth).map((file) => ({ path: join(A4_FIXTURES, file), error: (text) => characterErrorRate(text, truth[file]!.text) }));
+  }
+  return ['np2016_bloodtestreport2.jpg', 'np2016_bloodtestreport1.jpg'].map((file) => {
+    const personal = photoTruth()[file]!.personal!;
+    return {
+      path: fixturePath('photos', file),
+      error: (text) => {
+        const compact = text.replace(/\s+/g, '');
+        return personal.filter((identifier) => !compact.includes(identifier)).length / personal.length;
+      },
+    };
+  });
+}
+
+/** One way of reading a kind's pages: pages/minute, by the clock and by CPU time, mean error, and per page its median time and its error. */
 interface Side {
   pagesPerMinute: number;
-  meanCer: number;
-  /** Per distinct page: its CER (rendered) or share of identifiers read (photos), and its median latency over the rounds. */
-  perPage: Map<string, { cer: number; ms: number }>;
+  pagesPerCpuMinute: number;
+  meanError: number;
+  perPage: Map<string, { ms: number; error: number }>;
 }
 
-async function measure(pages: string[], concurrency: number, read: (path: string) => Promise<string>): Promise<Side> {
-  const truth = groundTruth();
-  const started = performance.now();
-  const results = await runAtMost(
-    concurrency,
-    pages.map((page) => async () => {
-      const pageStarted = performance.now();
-      const text = await read(pathOf(page));
-      return { page, ms: performance.now() - pageStarted, cer: errorOf(page, text, truth) };
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
+/** CPU time of this process so far (all its threads), in ms. */
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+/** Pages per minute of `workers` readers, each taking `ms` (clock or CPU) for its share of `pages`. */
+const perMinute = (pages: number, ms: number, workers = 1) => (workers * pages * 60_000) / ms;
+
+function sideOf(pages: readonly BenchPage[], results: Array<{ page: BenchPage; ms: number; error: number }>, rates: Pick<Side, 'pagesPerMinute' | 'pagesPerCpuMinute'>): Side {
   const perPage = new Map(
-    PAGES.map((page) => {
+    pages.map((page) => {
       const mine = results.filter((r) => r.page === page);
-      return [page, { cer: mine[0]!.cer, ms: median(mine.map((r) => r.ms)) }];
+      return [page.path, { ms: median(mine.map((r) => r.ms)), error: mine[0]!.error }];
     }),
   );
-  const rendered = results.filter((r) => !r.page.startsWith('np2016'));
-  return {
-    pagesPerMinute: (pages.length / seconds) * 60,
-    meanCer: rendered.reduce((sum, r) => sum + r.cer, 0) / Math.max(1, rendered.length),
-    perPage,
-  };
-}
-
-/** CER on a rendered page; on a photo, the share of its identifiers not read. */
-function errorOf(page: string, text: string, truth: ReturnType<typeof groundTruth>): number {
-  const personal = photoTruth()[page]?.personal;
-  if (!personal) return characterErrorRate(text, truth[page]!.text);
-  const compact = text.replace(/\s+/g, '');
-  return personal.filter((identifier) => !compact.includes(identifier)).length / personal.length;
+  return { ...rates, meanError: results.reduce((sum, r) => sum + r.error, 0) / Math.max(1, results.length), perPage };
 }
 
 /**
- * Seconds the three models spend on each page, one page at a time in-process (the pipeline's own
- * work left out): no pipeline on these models can read faster on this machine.
+ * The pages read `concurrency` at once, in the order given; `read` gives the text and the CPU
+ * time it took outside this process (undefined: it all ran in this process).
  */
-async function modelSeconds(models: PpOcrModels, paths: string[], settings: PipelineSettings): Promise<number[]> {
-  let spent = 0;
+async function measure(pages: readonly BenchPage[], rounds: number, concurrency: number, read: (path: string) => Promise<{ text: string; cpuMs?: number }>): Promise<Side> {
+  const list = Array.from({ length: rounds }, () => pages).flat();
+  const started = performance.now();
+  const cpuBefore = cpuMs();
+  let elsewhere = 0;
+  const results = await runAtMost(
+    concurrency,
+    list.map((page) => async () => {
+      const pageStarted = performance.now();
+      const { text, cpuMs: spent = 0 } = await read(page.path);
+      elsewhere += spent;
+      return { page, ms: performance.now() - pageStarted, error: page.error(text) };
+    }),
+  );
+  const cpu = elsewhere || cpuMs() - cpuBefore;
+  return sideOf(pages, results, { pagesPerMinute: perMinute(list.length, performance.now() - started), pagesPerCpuMinute: perMinute(list.length, cpu, concurrency) });
+}
+
+/** Wraps the models so that every inference adds its time to `clock.ms` and its CPU time to `clock.cpuMs`. */
+function timedModels(models: PpOcrModels, clock: Clock): PpOcrModels {
   const timed = (session: ort.InferenceSession) =>
     new Proxy(session, {
       get(target, property) {
         if (property !== 'run') return Reflect.get(target, property) as unknown;
         return async (...args: Parameters<ort.InferenceSession['run']>) => {
           const started = performance.now();
+          const cpuStarted = cpuMs();
           try {
             return await target.run(...args);
           } finally {
-            spent += performance.now() - started;
+            clock.ms += performance.now() - started;
+            clock.cpuMs += cpuMs() - cpuStarted;
           }
         };
       },
     });
-  const timedModels = { ...models, detector: timed(models.detector), classifier: timed(models.classifier), recogniser: timed(models.recogniser) };
-  const seconds: number[] = [];
-  for (const path of paths) {
-    spent = 0;
-    await readPage(timedModels, await readFile(path), settings, {}, new AbortController().signal);
-    seconds.push(spent / 1000);
-  }
-  return seconds;
+  return { ...models, detector: timed(models.detector), classifier: timed(models.classifier), recogniser: timed(models.recogniser) };
 }
 
-async function nativeTesseract(path: string, langs: string): Promise<string> {
-  const { stdout } = await run('tesseract', [path, 'stdout', '-l', langs], {
+/**
+ * The raw pipeline and the models' own time within it, from one reading of each page at a time:
+ * both as if `workers` such readers ran side by side and shared nothing.
+ */
+async function rawAndModels(models: PpOcrModels, pages: readonly BenchPage[], rounds: number, workers: number, settings: PipelineSettings): Promise<{ raw: Side; models: Side }> {
+  const inModels: Clock = { ms: 0, cpuMs: 0 };
+  const timed = timedModels(models, inModels);
+  const raw: Array<{ page: BenchPage; ms: number; error: number }> = [];
+  const inference: typeof raw = [];
+  const list = Array.from({ length: rounds }, () => pages).flat();
+  const whole: Clock = { ms: 0, cpuMs: 0 };
+  for (const page of list) {
+    const bytes = await readFile(page.path);
+    const before = { ...inModels };
+    const started = performance.now();
+    const cpuStarted = cpuMs();
+    const { text } = await readPage(timed, bytes, settings, {}, new AbortController().signal);
+    const ms = performance.now() - started;
+    whole.ms += ms;
+    whole.cpuMs += cpuMs() - cpuStarted;
+    const error = page.error(text);
+    raw.push({ page, ms, error });
+    inference.push({ page, ms: inModels.ms - before.ms, error });
+  }
+  const rates = (clock: Clock) => ({ pagesPerMinute: perMinute(list.length, clock.ms, workers), pagesPerCpuMinute: perMinute(list.length, clock.cpuMs, workers) });
+  return { raw: sideOf(pages, raw, rates(whole)), models: sideOf(pages, inference, rates(inModels)) };
+}
+
+interface Clock {
+  ms: number;
+  cpuMs: number;
+}
+
+/** The CLI's text, and its CPU time as /usr/bin/time reports it (the last line of stderr). */
+async function nativeTesseract(path: string): Promise<{ text: string; cpuMs: number }> {
+  const { stdout, stderr } = await run('/usr/bin/time', ['-f', '%U %S', 'tesseract', path, 'stdout', '-l', LANGS], {
     env: { ...process.env, OMP_THREAD_LIMIT: '1' },
     maxBuffer: 16 * 1024 * 1024,
   });
-  return stdout;
+  const [user = 0, system = 0] = stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
+  return { text: stdout, cpuMs: (user + system) * 1000 };
+}
+
+interface KindRun {
+  kind: Kind;
+  pages: BenchPage[];
+  gateway: Side;
+  raw: Side;
+  models: Side;
+  native: Side;
+}
+
+function printPages({ kind, pages, gateway, raw, models, native }: KindRun): void {
+  const error = kind === 'photos' ? 'ids missed' : 'CER';
+  console.log(`\n${kind}: ms per page (median of the rounds), ${error}`);
+  console.log('page'.padEnd(30), 'gateway'.padStart(8), 'raw'.padStart(7), 'models'.padStart(7), 'native'.padStart(7), `gateway ${error}`.padStart(19), `native ${error}`.padStart(18));
+  for (const { path } of pages) {
+    const [g, r, m, n] = [gateway, raw, models, native].map((side) => side.perPage.get(path)!);
+    console.log(basename(path).padEnd(30), ...[g, r, m, n].map((s) => s!.ms.toFixed(0).padStart(7)), pct(g!.error).padStart(19), pct(n!.error).padStart(18));
+  }
+}
+
+function printSummary(runs: readonly KindRun[], rate: 'pagesPerMinute' | 'pagesPerCpuMinute', title: string): void {
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+  console.log(`\n${title.padEnd(10)}  gateway      raw   models   native  gateway/models  gateway/native  raw/models   error: gateway   raw  native`);
+  for (const { kind, gateway, raw, models, native } of runs) {
+    console.log(
+      kind.padEnd(10),
+      ...[gateway, raw, models, native].map((side) => side[rate].toFixed(1).padStart(8)),
+      ratio(gateway[rate], models[rate]).padStart(15),
+      ratio(gateway[rate], native[rate]).padStart(15),
+      ratio(raw[rate], models[rate]).padStart(11),
+      pct(gateway.meanError).padStart(16),
+      pct(raw.meanError).padStart(5),
+      pct(native.meanError).padStart(7),
+    );
+  }
+}
+
+async function pdfTimes(gateway: OcrEvalGateway, rounds: number): Promise<void> {
+  const best = async (file: string) => {
+    const times: number[] = [];
+    for (let i = 0; i < rounds; i++) times.push((await gateway.caseOcr([join(OCR_FIXTURES, file)])).ms);
+    return Math.min(...times);
+  };
+  const textLayer = await best('report1-text.pdf');
+  const scanned = await best('report1-scanned.pdf');
+  console.log(`\nPDF page, best of ${rounds}: text layer ${textLayer.toFixed(0)} ms, scanned ${scanned.toFixed(0)} ms; scanned/text ${(scanned / textLayer).toFixed(1)}×`);
 }
 
 /** The process's resident memory in MiB (the gateway and its OCR worker threads share it). */
 const rssMiB = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
+const MEMORY_SAMPLE_EVERY = 50;
+
+/** The gateway's resident memory over `count` pages, the given ones in turn, sampled every 50. */
+async function memoryOver(gateway: OcrEvalGateway, pages: readonly BenchPage[], count: number, workers: number): Promise<void> {
+  const samples = [rssMiB()];
+  console.log(`\nresident memory of the gateway process (with its ${workers} OCR workers) over ${count} pages: ${samples[0]} MiB at the start`);
+  let done = 0;
+  await runAtMost(
+    workers,
+    Array.from({ length: count }, (_, i) => async () => {
+      await gateway.caseOcr([pages[i % pages.length]!.path]);
+      if (++done % MEMORY_SAMPLE_EVERY !== 0) return;
+      samples.push(rssMiB());
+      console.log(`  after ${done} pages: ${samples.at(-1)} MiB`);
+    }),
+  );
+  if (samples.length > 3) {
+    const settled = samples.slice(2);
+    console.log(`after the first ${2 * MEMORY_SAMPLE_EVERY} pages: ${Math.min(...settled)}–${Math.max(...settled)} MiB, last ${settled.at(-1)} MiB`);
+  }
+}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { workers: { type: 'string', default: '2' }, rounds: { type: 'string', default: '2' }, pages: { type: 'string', default: '200' } },
+    options: {
+      workers: { type: 'string', default: '2' },
+      rounds: { type: 'string', default: '2' },
+      pages: { type: 'string', default: '200' },
+      kinds: { type: 'string', default: KINDS.join(',') },
+    },
   });
   const workers = Number(values.workers);
-  const pages = Array.from({ length: Number(values.rounds) }, () => PAGES).flat();
-  const langs = 'chi_sim+eng';
+  const rounds = Number(values.rounds);
+  const kinds = values.kinds.split(',').map((kind) => {
+    if (!(KINDS as readonly string[]).includes(kind)) throw new Error(`--kinds: ${kind} is not one of ${KINDS.join(', ')}`);
+    return kind as Kind;
+  });
   const { stdout: version } = await run('tesseract', ['--version']);
-  const gateway = await startOcrEvalGateway({ OCR_WORKERS: String(workers), OCR_LANGS: langs });
-  const { ppocrDir, precision } = loadConfig().ocr;
-  const prepared = await readPreparedManifest(ppocrDir);
-  const recogniser = recogniserFor(prepared, precision, 'cpu');
-  const models = await loadModels(await verifiedModelFiles(ppocrDir, prepared, recogniser), 1, 'cpu');
+  const gateway = await startOcrEvalGateway({ OCR_WORKERS: String(workers), OCR_LANGS: LANGS });
+  const config = loadConfig().ocr;
+  const settings = ppOcrSettings({ ...config, workers });
+  const prepared = await readPreparedManifest(config.ppocrDir);
+  const recogniser = recogniserFor(prepared, config.precision, 'cpu');
+  const models = await loadModels(await verifiedModelFiles(config.ppocrDir, prepared, recogniser), settings.threads, 'cpu');
   try {
     console.log(`gateway: ${gateway.model}, ${workers} workers`);
-    console.log(`raw:     the PP-OCR pipeline in-process, one thread per model call, ${workers} pages at once, recogniser ${recogniser}`);
+    console.log(`raw:     the PP-OCR pipeline in-process, one page at a time × ${workers}, recogniser ${recogniser}, ${settings.batchSize} lines per call`);
+    console.log(`models:  their inference time within the raw reading × ${workers}`);
     console.log(`native:  ${version.split('\n')[0]} (Debian tessdata), OMP_THREAD_LIMIT=1, ${workers} at once`);
-    console.log(`${pages.length} pages (${PAGES.join(', ')} × ${values.rounds})\n`);
-    await gateway.caseOcr([pathOf(PAGES[0]!)]); // warm-up
-    const viaGateway = await measure(pages, workers, async (path) => (await gateway.caseOcr([path])).body.ocr_results[0]!.ocr_result);
-    const settings: PipelineSettings = { detection: DETECTION_DEFAULTS, batchSize: 1, threads: 1, device: 'cpu' };
-    const raw = await measure(pages, workers, async (path) => (await readPage(models, await readFile(path), settings, {}, new AbortController().signal)).text);
-    const native = await measure(pages, workers, (path) => nativeTesseract(path, langs));
-    console.log('(photos: the share of their 7 identifiers not read, in the CER columns)');
-    console.log('page'.padEnd(28), 'gateway ms'.padStart(11), 'raw ms'.padStart(8), 'native ms'.padStart(10), 'gateway CER'.padStart(12), 'raw CER'.padStart(8), 'native CER'.padStart(11));
-    for (const page of PAGES) {
-      const [g, r, n] = [viaGateway.perPage.get(page)!, raw.perPage.get(page)!, native.perPage.get(page)!];
-      console.log(page.padEnd(28), g.ms.toFixed(0).padStart(11), r.ms.toFixed(0).padStart(8), n.ms.toFixed(0).padStart(10), pct(g.cer).padStart(12), pct(r.cer).padStart(8), pct(n.cer).padStart(11));
+    console.log(`${rounds} rounds of each kind's pages`);
+    await gateway.caseOcr([pagesOf('small')[0]!.path]); // warm-up
+    const runs: KindRun[] = [];
+    for (const kind of kinds) {
+      const pages = pagesOf(kind);
+      const viaGateway = await measure(pages, rounds, workers, async (path) => ({ text: (await gateway.caseOcr([path])).body.ocr_results[0]!.ocr_result }));
+      const { raw, models: inference } = await rawAndModels(models, pages, rounds, workers, settings);
+      const native = await measure(pages, rounds, workers, nativeTesseract);
+      runs.push({ kind, pages, gateway: viaGateway, raw, models: inference, native });
+      printPages(runs.at(-1)!);
     }
-    console.log();
-    console.log('side'.padEnd(10), 'pages/min'.padStart(10), 'mean CER of the rendered pages'.padStart(32));
-    for (const [name, side] of [['gateway', viaGateway], ['raw', raw], ['native', native]] as const) {
-      console.log(name.padEnd(10), side.pagesPerMinute.toFixed(1).padStart(10), pct(side.meanCer).padStart(32));
-    }
-    const modelTime = await modelSeconds(models, pages.map(pathOf), settings);
-    const ceiling = (workers * 60 * modelTime.length) / modelTime.reduce((sum, s) => sum + s, 0);
-    console.log('models'.padEnd(10), ceiling.toFixed(1).padStart(10), `   the models' own time alone, ${workers} workers scaling perfectly: the ceiling`);
-    console.log(`gateway/native throughput: ${(viaGateway.pagesPerMinute / native.pagesPerMinute).toFixed(2)}×`);
-    console.log(`models/native throughput:  ${(ceiling / native.pagesPerMinute).toFixed(2)}× (the most any pipeline on these models could reach here)`);
-    console.log(`gateway/raw throughput:    ${(viaGateway.pagesPerMinute / raw.pagesPerMinute).toFixed(2)}×`);
-
-    const pdfMs = async (file: string) => {
-      const times: number[] = [];
-      for (let i = 0; i < Number(values.rounds); i++) times.push((await gateway.caseOcr([join(OCR_FIXTURES, file)])).ms);
-      return Math.min(...times);
-    };
-    const textLayer = await pdfMs('report1-text.pdf');
-    const scanned = await pdfMs('report1-scanned.pdf');
-    console.log(`\nPDF page, best of ${values.rounds}: text layer ${textLayer.toFixed(0)} ms, scanned ${scanned.toFixed(0)} ms; scanned/text ${(scanned / textLayer).toFixed(1)}×`);
-
-    const long = Array.from({ length: Number(values.pages) }, (_, i) => pathOf(PAGES[i % PAGES.length]!));
-    const samples: string[] = [`0: ${rssMiB()} MiB`];
-    let done = 0;
-    await runAtMost(
-      workers,
-      long.map((path) => async () => {
-        await gateway.caseOcr([path]);
-        if (++done % 50 === 0) samples.push(`${done}: ${rssMiB()} MiB`);
-      }),
-    );
-    console.log(`resident memory of the gateway process (with its ${workers} OCR workers) over ${long.length} pages: ${samples.join(', ')}`);
+    printSummary(runs, 'pagesPerMinute', 'pages/min');
+    printSummary(runs, 'pagesPerCpuMinute', 'pages/CPU-min');
+    console.log('(error: mean CER; photos: the share of their identifiers not read)');
+    await pdfTimes(gateway, rounds);
+    await memoryOver(gateway, runs.flatMap((r) => r.pages), Number(values.pages), workers);
   } finally {
     await gateway.close();
   }

@@ -3,7 +3,7 @@ import type { ExpectedHash } from '../../platform/models/trust.js';
 import type { OcrEngine } from '../types.js';
 import { createTesseractEngine, TesseractOcrEngine, type OcrSettings } from './tesseract/engine.js';
 import { DETECTION_DEFAULTS } from './ppocr/detect.js';
-import { PpOcrEngine } from './ppocr/engine.js';
+import { PpOcrEngine, type PpOcrSettings } from './ppocr/engine.js';
 import { OcrReaders } from './readers.js';
 
 export { TesseractOcrEngine, createTesseractEngine } from './tesseract/engine.js';
@@ -27,19 +27,20 @@ export function createOcrEngine(
   const tesseract = createTesseractEngine(settings, logger, expectedHash);
   if (!(tesseract instanceof TesseractOcrEngine)) return tesseract;
   if (settings.engine !== 'ppocr') return { engine: new OcrReaders(tesseract, undefined) };
-  const ppocr = new PpOcrEngine(
-    {
-      workers: settings.workers,
-      threads: settings.threads,
-      device: settings.device,
-      precision: settings.precision,
-      detection: { ...DETECTION_DEFAULTS, maxSide: settings.detectionMaxSide },
-      batchSize: settings.batch,
-      workerMaxJobs: settings.workerMaxJobs,
-      startTimeoutMs: settings.startTimeoutMs,
-    },
-    settings.ppocrDir,
-    logger,
-  );
+  const ppocr = new PpOcrEngine(ppOcrSettings(settings), settings.ppocrDir, logger);
   return { engine: new OcrReaders(ppocr, tesseract) };
+}
+
+/** The PP-OCR engine's settings from the operator's OCR settings. */
+export function ppOcrSettings(settings: OcrSettings): PpOcrSettings {
+  return {
+    workers: settings.workers,
+    threads: settings.threads,
+    device: settings.device,
+    precision: settings.precision,
+    detection: { ...DETECTION_DEFAULTS, maxSide: settings.detectionMaxSide },
+    batchSize: settings.batch,
+    workerMaxJobs: settings.workerMaxJobs,
+    startTimeoutMs: settings.startTimeoutMs,
+  };
 }

@@ -6,7 +6,7 @@
  * threshold form regions; each region's rotated minimum-area rectangle, kept when the mean
  * probability inside it reaches the box score, is unclipped and scaled back to the page.
  */
-import type { Point, Quad } from '../plane.js';
+import { insideQuad, pointInQuad, type Point, type Quad } from '../plane.js';
 import { distance, lineQuad, minAreaRect, unclip, type RotatedRect } from './geometry.js';
 import { detectorView, type RgbImage } from './image.js';
 
@@ -68,6 +68,34 @@ export function closerSide(quads: readonly Quad[], input: DetectionInput, pageSi
   if (median >= MIN_LINE_THICKNESS) return undefined;
   const detectedSide = Math.max(input.width, input.height);
   return Math.round(Math.min(pageSide, MAX_CLOSER * detectedSide, (detectedSide * MIN_LINE_THICKNESS) / median));
+}
+
+/** A line counts as found again when at least this share of it lies inside the lines detected closer. */
+const FOUND_AGAIN = 0.5;
+/** Points a line is sampled at, along it and across it, to measure how much of it lies inside other lines. */
+const SAMPLES_ALONG = 20;
+const SAMPLES_ACROSS = 5;
+
+/**
+ * Whether the lines detected closer (`closer`) find again every line first found (`first`), both
+ * in page pixels: whole lines split in two or made longer do, lines gone do not. A page blurred
+ * past reading comes out as thick smudges that detected closer fall apart into a few specks the
+ * recogniser reads nothing from, and a page whose found text reads as nothing passes as blank.
+ */
+export function findsAgain(first: readonly Quad[], closer: readonly Quad[]): boolean {
+  return first.every((line) => shareInside(line, closer) >= FOUND_AGAIN);
+}
+
+/** The share of `line` that lies inside any of `lines`, as sampled on a grid over it. */
+function shareInside(line: Quad, lines: readonly Quad[]): number {
+  let inside = 0;
+  for (let i = 0; i < SAMPLES_ALONG; i++) {
+    for (let j = 0; j < SAMPLES_ACROSS; j++) {
+      const point = pointInQuad(line, (i + 0.5) / SAMPLES_ALONG, (j + 0.5) / SAMPLES_ACROSS);
+      if (lines.some((other) => insideQuad(point, other))) inside++;
+    }
+  }
+  return inside / (SAMPLES_ALONG * SAMPLES_ACROSS);
 }
 
 const roundTo32 = (value: number) => Math.max(32, Math.round(value / 32) * 32);

@@ -16,7 +16,7 @@
  */
 import ort from 'onnxruntime-node';
 import type { Box, OcrPage, PageLie, PagePerspective } from '../../types.js';
-import { closerSide, detectionInput, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
+import { closerSide, detectionInput, findsAgain, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
 import { cropRgb, decodeRgb, warpRgb, type RgbImage } from './image.js';
 import { homography, project } from './geometry.js';
 import { estimatePerspective, flatView, turnedPerspective } from './perspective.js';
@@ -25,7 +25,7 @@ import { pageRotation, straighteningTurn, textOutline, textRegion } from './orie
 import { boundingBox, normalDegrees, quadOf, turnedSize, turnPoint, unturnPoint, type Point, type Quad } from '../plane.js';
 import { assemblePage } from './page.js';
 import type { OcrDevice } from './prepared.js';
-import { cutAlong, mostlyUpsideDown, readLines, turnedHalf, upsideDown, type LineCut, type MakeTensor } from './recognize.js';
+import { cutAlong, mostlyUpsideDown, readLines, turnedHalf, type LineCut, type MakeTensor } from './recognize.js';
 
 export interface PipelineSettings {
   detection: DetectionSettings;
@@ -106,8 +106,8 @@ export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings:
     if (detectionTurn(turn) !== lines.turn) lines = await linesAt(turn, lines.text);
   }
   if (!asItLies) lines = (await flatLines(models, sent, lines, turn, lie, settings, signal)) ?? lines;
-  const flips = await upsideDown(models.classifier, sent, lines.cuts, settings.batchSize, makeTensor, signal);
-  const flipped = mostlyUpsideDown(lines.cuts.map((cut) => cut.quad), flips);
+  // A page read as it is known to lie is turned upright: its lines need no classifier.
+  const flipped = lie === undefined && (await mostlyUpsideDown(models.classifier, sent, lines.cuts, settings.batchSize, makeTensor, signal));
   const asRead = flipped ? lines.cuts.map((cut) => ({ ...cut, quad: turnedHalf(cut.quad) })) : lines.cuts;
   const readings = await readLines(models.recogniser, sent, asRead, models.alphabet, settings.batchSize, makeTensor, signal);
   const straight = turnedSize(source, turn);
@@ -215,6 +215,8 @@ function reachesCut(quad: Quad, region: Box, image: RgbImage): boolean {
 /**
  * The image's text detected at `side`, and once more enlarged when its lines come out thinner
  * than the detector keeps whole there (see closerSide): small print on a full page scaled down.
+ * The enlarged detection stands only when it finds again every line the first found (see
+ * findsAgain); text found and then lost would let an unreadable page pass as blank.
  */
 async function detectLegibly(models: PpOcrModels, image: RgbImage, side: number, settings: PipelineSettings, signal: AbortSignal): Promise<{ input: DetectionInput; probability: Float32Array; quads: Quad[] }> {
   const detectAt = async (at: number) => {
@@ -223,7 +225,9 @@ async function detectLegibly(models: PpOcrModels, image: RgbImage, side: number,
   };
   const first = await detectAt(side);
   const closer = closerSide(first.quads, first.input, Math.max(image.width, image.height));
-  return closer === undefined ? first : detectAt(closer);
+  if (closer === undefined) return first;
+  const enlarged = await detectAt(closer);
+  return findsAgain(first.quads, enlarged.quads) ? enlarged : first;
 }
 
 async function detect(models: PpOcrModels, input: DetectionInput, settings: PipelineSettings, signal: AbortSignal): Promise<{ probability: Float32Array; quads: Quad[] }> {

@@ -62,40 +62,58 @@ function batches(cuts: readonly LineCut[], size: number): number[][] {
   return result;
 }
 
-function cropBatch(image: RgbImage, cuts: readonly LineCut[], width: number, makeTensor: MakeTensor): Tensor {
+/** Floats of a batch of `lines` crops `width` wide. */
+const batchLength = (lines: number, width: number) => lines * 3 * RECOGNISER_HEIGHT * width;
+
+/** The crops of `cuts` as one batch `width` wide, padded with zeros, in the start of `buffer` (a new array when none is given). */
+function cropBatch(image: RgbImage, cuts: readonly LineCut[], width: number, makeTensor: MakeTensor, buffer?: Float32Array): Tensor {
   const plane = RECOGNISER_HEIGHT * width;
-  const data = new Float32Array(cuts.length * 3 * plane);
+  const length = batchLength(cuts.length, width);
+  const data = buffer ? buffer.subarray(0, length).fill(0) : new Float32Array(length);
   cuts.forEach((cut, b) => warpNormalised(image, cut.quad, Math.min(width, widthAtHeight(cut)), RECOGNISER_HEIGHT, data, b * 3 * plane, width, plane));
   return makeTensor(data, [cuts.length, 3, RECOGNISER_HEIGHT, width]);
 }
 
-/** For each line, the probability that its crop is upside down. */
-export async function upsideDown(session: InferenceSession, image: RgbImage, cuts: readonly LineCut[], batchSize: number, makeTensor: MakeTensor, signal: AbortSignal): Promise<number[]> {
-  const result = new Array<number>(cuts.length).fill(0);
-  for (const batch of batches(cuts, batchSize)) {
-    signal.throwIfAborted();
-    const input = cropBatch(image, batch.map((i) => cuts[i]!), CLASSIFIER_WIDTH, makeTensor);
-    const output = await session.run({ [session.inputNames[0]!]: input });
-    const scores = output[session.outputNames[0]!]!.data as Float32Array;
-    batch.forEach((index, b) => (result[index] = scores[b * 2 + 1]!));
-  }
-  return result;
+/**
+ * Whether most of the page's text (by line length) stands upside down, by the classifier's
+ * verdict on its lines. A page's text stands one way: its lines are read all one way round, as
+ * most of them stand, so a short line the classifier misjudges (a name in its cell) is read the
+ * right way up all the same. Stops before a model call once `signal` aborts.
+ */
+export function mostlyUpsideDown(session: InferenceSession, image: RgbImage, cuts: readonly LineCut[], batchSize: number, makeTensor: MakeTensor, signal: AbortSignal): Promise<boolean> {
+  return upsideDownVote(
+    cuts.map((cut) => lineLength(cut.quad)),
+    batchSize,
+    async (batch) => {
+      signal.throwIfAborted();
+      const input = cropBatch(image, batch.map((i) => cuts[i]!), CLASSIFIER_WIDTH, makeTensor);
+      const output = await session.run({ [session.inputNames[0]!]: input });
+      const scores = output[session.outputNames[0]!]!.data as Float32Array;
+      return batch.map((_, b) => scores[b * 2 + 1]!);
+    },
+  );
 }
 
 /**
- * Whether most of the page's text (by line length) stands upside down, by the classifier's
- * verdict on each line (`flips`, from upsideDown). A page's text stands one way: its lines are
- * read all one way round, as most of them stand, so a short line the classifier misjudges (a
- * name in its cell) is read the right way up all the same.
+ * The vote of mostlyUpsideDown, each line weighted by its length: `classify` gives the
+ * probability that each line of a batch (indices into `lengths`) is upside down. Lines are put to
+ * it longest first, and the vote ends as soon as the lines not yet classified could not change
+ * its outcome: a page's long lines settle it, and its many short cells need not be classified.
  */
-export function mostlyUpsideDown(quads: readonly Quad[], flips: readonly number[]): boolean {
+export async function upsideDownVote(lengths: readonly number[], batchSize: number, classify: (batch: number[]) => Promise<number[]>): Promise<boolean> {
+  const half = lengths.reduce((sum, length) => sum + length, 0) / 2;
+  const order = lengths.map((_, i) => i).sort((a, b) => lengths[b]! - lengths[a]!);
   let flipped = 0;
-  let total = 0;
-  quads.forEach((quad, i) => {
-    total += lineLength(quad);
-    if (flips[i]! > FLIP_PROBABILITY) flipped += lineLength(quad);
-  });
-  return flipped > total / 2;
+  let upright = 0;
+  for (let from = 0; from < order.length && flipped <= half && upright < half; from += batchSize) {
+    const batch = order.slice(from, from + batchSize);
+    const probabilities = await classify(batch);
+    batch.forEach((index, b) => {
+      if (probabilities[b]! > FLIP_PROBABILITY) flipped += lengths[index]!;
+      else upright += lengths[index]!;
+    });
+  }
+  return flipped > half;
 }
 
 /** The same line read from its other end: a half turn. */
@@ -112,11 +130,14 @@ export async function readLines(
   signal: AbortSignal,
 ): Promise<LineReading[]> {
   const readings = new Array<LineReading>(upright.length);
-  for (const batch of batches(upright, batchSize)) {
+  const planned = batches(upright, batchSize).map((batch) => ({ batch, width: Math.max(MIN_RECOGNISER_WIDTH, ...batch.map((i) => widthAtHeight(upright[i]!))) }));
+  // One buffer for every batch in turn: an array per batch (a line 1000 px long is 576 KB of
+  // floats) made most of a page's allocations, and collecting them a sizeable share of its time.
+  const buffer = new Float32Array(Math.max(0, ...planned.map(({ batch, width }) => batchLength(batch.length, width))));
+  for (const { batch, width } of planned) {
     signal.throwIfAborted();
     const batchCuts = batch.map((i) => upright[i]!);
-    const width = Math.max(MIN_RECOGNISER_WIDTH, ...batchCuts.map(widthAtHeight));
-    const output = await recogniser.run({ [recogniser.inputNames[0]!]: cropBatch(image, batchCuts, width, makeTensor) }, [BEST_CLASS, BEST_PROBABILITY]);
+    const output = await recogniser.run({ [recogniser.inputNames[0]!]: cropBatch(image, batchCuts, width, makeTensor, buffer) }, [BEST_CLASS, BEST_PROBABILITY]);
     const bestClass = output[BEST_CLASS]!;
     const steps = bestClass.dims[1] ?? 0;
     const classes = bestClass.data as BigInt64Array;

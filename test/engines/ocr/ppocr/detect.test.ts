@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { closerSide, DETECTION_DEFAULTS, MIN_LINE_THICKNESS, textRegions, type DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
-import type { Quad } from '../../../../src/engines/ocr/plane.js';
+import { closerSide, DETECTION_DEFAULTS, findsAgain, MIN_LINE_THICKNESS, textRegions, type DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
+import { quadOf, type Quad } from '../../../../src/engines/ocr/plane.js';
 
 const WIDTH = 64;
 const HEIGHT = 40;
@@ -44,12 +44,7 @@ describe('text regions of the probability map', () => {
 
 describe('the side a page is detected again at when its text comes out thin', () => {
   /** A line `thickness` page pixels high and 400 long, its top at `y`. */
-  const line = (y: number, thickness: number): Quad => [
-    { x: 10, y },
-    { x: 410, y },
-    { x: 410, y: y + thickness },
-    { x: 10, y: y + thickness },
-  ];
+  const line = (y: number, thickness: number): Quad => quadOf({ x0: 10, y0: y, x1: 410, y1: y + thickness });
   /** A 1240 × 1760 page detected at half its size: 620 × 880, two page pixels per map pixel. */
   const half: DetectionInput = { tensor: new Float32Array(), width: 620, height: 880, scaleX: 2, scaleY: 2 };
   const PAGE_SIDE = 1760;
@@ -74,12 +69,25 @@ describe('the side a page is detected again at when its text comes out thin', ()
   });
 
   it('measures a line standing on end across it, not along it', () => {
-    const upright: Quad = [
-      { x: 10, y: 10 },
-      { x: 30, y: 10 },
-      { x: 30, y: 410 },
-      { x: 10, y: 410 },
-    ];
+    const upright = quadOf({ x0: 10, y0: 10, x1: 30, y1: 410 });
     expect(closerSide([upright], half, PAGE_SIDE)).toBe(Math.round((880 * MIN_LINE_THICKNESS) / 10));
+  });
+});
+
+describe('whether the page detected again finds again the lines first found', () => {
+  /** A line from x0 to x1, its top at `y`, `thickness` high. */
+  const line = (x0: number, x1: number, y: number, thickness = 20): Quad => quadOf({ x0, y0: y, x1, y1: y + thickness });
+  const first = [line(10, 410, 0), line(10, 300, 40)];
+
+  it('finds lines again made whole: longer, or split where they had run into each other', () => {
+    expect(findsAgain(first, [line(5, 415, 0), line(10, 380, 40)])).toBe(true);
+    const paragraph = [line(10, 410, 0, 44)];
+    expect(findsAgain(paragraph, [line(10, 410, 0), line(10, 410, 24)])).toBe(true);
+  });
+
+  it('does not when a line first found is gone, or only a speck of it is left', () => {
+    expect(findsAgain(first, [line(5, 415, 0)])).toBe(false);
+    expect(findsAgain(first, [line(5, 415, 0), line(10, 100, 40)])).toBe(false);
+    expect(findsAgain(first, [])).toBe(false);
   });
 });

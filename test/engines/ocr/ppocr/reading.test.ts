@@ -3,7 +3,7 @@ import { decodeCtc } from '../../../../src/engines/ocr/ppocr/ctc.js';
 import type { Quad } from '../../../../src/engines/ocr/plane.js';
 import type { DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
 import { pageRotation, straighteningTurn, textOutline, textRegion } from '../../../../src/engines/ocr/ppocr/orientation.js';
-import { mostlyUpsideDown, turnedHalf } from '../../../../src/engines/ocr/ppocr/recognize.js';
+import { turnedHalf, upsideDownVote } from '../../../../src/engines/ocr/ppocr/recognize.js';
 import { assemblePage, type ReadFrame } from '../../../../src/engines/ocr/ppocr/page.js';
 import { boundingBox, turnedSize, turnPoint, type QuarterTurn } from '../../../../src/engines/ocr/plane.js';
 import type { LineReading } from '../../../../src/engines/ocr/ppocr/recognize.js';
@@ -171,13 +171,45 @@ describe("the page's quarter turn", () => {
 });
 
 describe('a page read one way round', () => {
-  const lines = [quad(0, 0, 400, 48), quad(0, 100, 300, 148), quad(0, 200, 60, 248)];
+  /** The classifier's verdicts as a fake classifier: each batch it was asked, and its probabilities. */
+  const classifier = (flips: readonly number[]) => {
+    const asked: number[][] = [];
+    const classify = (batch: number[]) => {
+      asked.push(batch);
+      return Promise.resolve(batch.map((i) => flips[i]!));
+    };
+    return { asked, classify };
+  };
+  const vote = (lengths: number[], flips: number[], batchSize = 1) => upsideDownVote(lengths, batchSize, classifier(flips).classify);
 
-  it('stands upside down when most of its text (by line length) does, whatever a short line says', () => {
-    expect(mostlyUpsideDown(lines, [0.99, 0.95, 0.1])).toBe(true);
-    expect(mostlyUpsideDown(lines, [0.1, 0.2, 0.99])).toBe(false);
+  it('stands upside down when most of its text (by line length) does, whatever a short line says', async () => {
+    const lengths = [400, 300, 60];
+    expect(await vote(lengths, [0.99, 0.95, 0.1])).toBe(true);
+    expect(await vote(lengths, [0.1, 0.2, 0.99])).toBe(false);
     // Only a confident verdict counts.
-    expect(mostlyUpsideDown(lines, [0.8, 0.8, 0.8])).toBe(false);
+    expect(await vote(lengths, [0.8, 0.8, 0.8])).toBe(false);
+  });
+
+  it('asks about the longest lines first and stops once the rest could not change the verdict', async () => {
+    const lengths = [50, 600, 40, 300, 30, 20];
+    const upright = classifier([0.1, 0.1, 0.1, 0.1, 0.1, 0.1]);
+    expect(await upsideDownVote(lengths, 1, upright.classify)).toBe(false);
+    expect(upright.asked).toEqual([[1]]);
+    const flipped = classifier([0.99, 0.99, 0.99, 0.99, 0.99, 0.99]);
+    expect(await upsideDownVote(lengths, 2, flipped.classify)).toBe(true);
+    expect(flipped.asked).toEqual([[1, 3]]);
+  });
+
+  it('gives the verdict every line would give, however the lines and verdicts fall', async () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (let page = 0; page < 200; page++) {
+      const lengths = Array.from({ length: 1 + Math.floor(random() * 12) }, () => 10 + Math.floor(random() * 500));
+      const flips = lengths.map(() => (random() < 0.5 ? 0.99 : random()));
+      const flippedLength = lengths.reduce((sum, length, i) => sum + (flips[i]! > 0.9 ? length : 0), 0);
+      const total = lengths.reduce((sum, length) => sum + length, 0);
+      expect(await vote(lengths, flips, 1 + (page % 3))).toBe(flippedLength > total / 2);
+    }
   });
 
   it('reads a line from its other end by a half turn of its quad', () => {
