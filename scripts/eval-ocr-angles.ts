@@ -51,9 +51,9 @@ async function sources(only: string | undefined): Promise<Source[]> {
     .map(async ([file, truth]): Promise<Source> => ({ name: file, png: await upright(join(DEID_FIXTURES, file)), identifiers: truth.personal, other: truth.clinical }));
   const photos = PHOTOS.map(async (file): Promise<Source> => {
     const truth = photoTruth()[file]!;
-    // The photo stands turned clockwise by its truth's quarter turn (the gateway reads it so): turned back, upright.
+    // Its truth says how far clockwise the photo must turn to stand upright.
     const png = await sharp(await readFile(fixturePath('photos', file)))
-      .rotate(-(truth.rotation ?? 0))
+      .rotate(truth.rotation ?? 0)
       .png()
       .toBuffer();
     return { name: file, png, identifiers: truth.personal ?? [], other: truth.clinical ?? [] };
