@@ -179,6 +179,17 @@ describe('cancer type through the synonym table, in the diagnosis language', () 
     ['Diagnosis: gastric adenocarcinoma', 'gastric cancer'],
     ['Diagnosis: squamous cell carcinoma of the esophagus', 'esophageal cancer'],
     ['Diagnosis: diffuse large B-cell lymphoma', 'lymphoma'],
+    // An organ and 癌 with the site and histology between them, as pathology reports write it.
+    ['病理诊断：宫颈鳞状细胞癌', '宫颈癌'],
+    ['诊断：前列腺腺癌', '前列腺癌'],
+    ['诊断：左肾透明细胞癌', '肾癌'],
+    ['诊断：鼻咽未分化型非角化性癌', '鼻咽癌'],
+    ['诊断：胆囊腺癌', '胆囊癌'],
+    ['诊断：喉鳞状细胞癌', '喉癌'],
+    ['诊断：子宫内膜样腺癌', '子宫内膜癌'],
+    ['诊断：肝内胆管细胞癌', '胆管癌'],
+    ['诊断：甲状腺乳头状癌', '甲状腺癌'],
+    ['诊断：舌鳞癌', '口腔癌'],
   ])('%s → %s', (line, type) => {
     expect(info(line).cancer_type).toBe(type);
   });
@@ -188,7 +199,9 @@ describe('cancer type through the synonym table, in the diagnosis language', () 
     expect(info('Family history: mother had breast cancer', 'Diagnosis: adenocarcinoma of the stomach').cancer_type).toBe('gastric cancer');
   });
 
-  it.each([['排除肺癌'], ['否认肝癌病史'], ['未见癌细胞'], ['血常规检查'], ['诊断：肺炎'], ['No evidence of lymphoma'], ['Negative for carcinoma of the breast']])(
+  it.each([['排除肺癌'], ['否认肝癌病史'], ['未见癌细胞'], ['血常规检查'],
+    // A negation or a metastasis between the organ and 癌, another organ, or no organ at all.
+    ['胃镜未见癌'], ['乳腺未见癌'], ['食管未见癌'], ['肺转移腺癌'], ['肾上腺皮质癌'], ['乳头状癌'], ['诊断：肺炎'], ['No evidence of lymphoma'], ['Negative for carcinoma of the breast']])(
     '%s → null',
     (text) => {
       expect(cancerTypeOf(text)).toBeNull();
