@@ -91,8 +91,16 @@ function isPatientLabelBefore(labels: readonly LabelMatch[], start: number, text
   return !(joined && before.category === 'name' && !PATIENT_NAME_LABELS.has(before.label));
 }
 
-/** A name as the page writes it, without the spaces OCR put between Chinese characters. */
-const tidyName = (name: string) => removeCjkSpaces(name.trim());
+/** Surname particles written with a capital inside (McDonald, MacArthur, DeLuca, VanDyke): one word, not two. */
+const NAME_PARTICLE = /^(?:Mc|Mac|Da|De|Del|Della|Des|Di|Do|Dos|Du|Fitz|La|Le|St|Van|Von)$/u;
+/** A capitalised word glued to the next one ("JamesWhitfield"). */
+const GLUED_WORD = /[A-Z][a-z]+(?=[A-Z][a-z])/gu;
+
+/**
+ * A name as the page writes it: without the spaces OCR put between Chinese characters, and with
+ * the space OCR drops between Latin words in small print ("JamesWhitfield" → "James Whitfield").
+ */
+const tidyName = (name: string) => removeCjkSpaces(name.trim()).replace(GLUED_WORD, (word) => (NAME_PARTICLE.test(word) ? word : `${word} `));
 
 function readLine(page: OcrPage, line: PageLine, readings: Readings): void {
   const text = toHalfWidth(line.text);
