@@ -162,17 +162,25 @@ const NUMERAL_AFTER_LABEL = '(IV|[Il1|]*川[Il1|川]*|[Il1|]{1,3}V?|V|Ⅳ|Ⅲ|�
 const SUB_STAGE = '\\s*((?:[ABCabc][1-3]?)?)';
 const STAGE_VALUE = new RegExp(`^(?:stage\\s*)?${NUMERAL_AFTER_LABEL}${SUB_STAGE}(?![A-Za-z0-9])`, 'iu');
 const STAGE_IN_TEXT = [
-  new RegExp(`(?:分\\s*期|Stage)[\\s:：]*${NUMERAL_AFTER_LABEL}${SUB_STAGE}(?![A-Za-z0-9])`, 'iu'),
+  new RegExp(`(?:分\\s*期|Stage|Staging(?=\\s*[:：]))[\\s:：]*${NUMERAL_AFTER_LABEL}${SUB_STAGE}(?![A-Za-z0-9])`, 'iu'),
   new RegExp(`(?<![A-Za-z0-9])(IV|III|II|I|Ⅳ|Ⅲ|Ⅱ|Ⅰ)${SUB_STAGE}\\s*期`, 'u'),
 ];
-const TNM = /(?<![A-Za-z])([cpy]{0,2})T([0-4]|is|x|X)([a-d]?)\s*N([0-3]|x|X)([a-c]?)\s*M([01]|x|X)([a-c]?)(?![A-Za-z0-9])/u;
+/**
+ * TNM as reports write it ("pT2N1M0", "cT2a N2 M0", "pT1cN0(sn)M0", "ypT1N1miM0"). OCR reads a
+ * node's or metastasis' 0 as the letter O ("pT2NOMO"): there it is the digit.
+ */
+const TNM = /(?<![A-Za-z])([cpy]{0,2}T(?:[0-4]|is|x|X)[a-d]?)\s*N([0-3]|O|x|X)((?:mi|[a-c])?(?:\((?:sn|i[+-]|mol[+-]|f)\))?)\s*M([01]|O|x|X)([a-c]?)(?![A-Za-z0-9])/u;
+const zeroOf = (digit: string) => digit.replace('O', '0');
 
 function romanStage(numeral: string, subStage: string): string {
   const roman = numeral.includes('川') ? 'III' : ROMAN[numeral] ?? numeral.replace(/[l1|]/gu, 'I');
   return roman + subStage.toUpperCase();
 }
 
-const tnmIn = (text: string) => TNM.exec(text)?.[0].replace(/\s+/gu, '') ?? null;
+function tnmIn(text: string): string | null {
+  const tnm = TNM.exec(text);
+  return tnm ? `${tnm[1]}N${zeroOf(tnm[2]!)}${tnm[3]}M${zeroOf(tnm[4]!)}${tnm[5]}` : null;
+}
 
 /** The stage a stage label's value gives: a Roman stage at its start, else a TNM in it. */
 export function stageFromValue(value: string): string | null {

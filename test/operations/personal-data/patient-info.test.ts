@@ -244,11 +244,20 @@ describe('stage', () => {
     ['病理分期：I川IA期(T2N2M0)', 'IIIA'],
     ['病理分期：I川IIA期(T2N2M0)', 'IIIA'],
     ['分期：川B', 'IIIB'],
+    ['Staging: IIIA', 'IIIA'],
+    // OCR reads the 0 of N0 or M0 as the letter O.
+    ['病理分期：pT2NOM0', 'pT2N0M0'],
+    ['Stage: pT2NOMO', 'pT2N0M0'],
+    ['TNM: T3N1MO', 'T3N1M0'],
+    ['病理分期：II期（pT2NOM0）', 'II'],
+    // Sentinel-node and micrometastasis notes stay as written.
+    ['pT1cN0(sn)M0', 'pT1cN0(sn)M0'],
+    ['ypT1N1miM0', 'ypT1N1miM0'],
   ])('%s → %s', (line, stage) => {
     expect(info(line).stage).toBe(stage);
   });
 
-  it.each([['分期：待定'], ['第1批临床试验'], ['IT部门'], ['T2加权像'], ['白细胞计数 4.00~10.00'], ['编号 1IB 期'], ['IA3']])('%s → null', (line) => {
+  it.each([['分期：待定'], ['第1批临床试验'], ['IT部门'], ['T2加权像'], ['白细胞计数 4.00~10.00'], ['编号 1IB 期'], ['IA3'], ['staging 3 weeks ago'], ['NOMO'], ['Staging: pending']])('%s → null', (line) => {
     expect(info(line).stage).toBeNull();
   });
 
