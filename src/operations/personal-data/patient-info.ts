@@ -2,7 +2,7 @@
  * Patient information from the page's layout. A field's value is found where its label puts it:
  * after the label on its line (up to the next label: "Patient: John Ellis  Sex: M"), else right of
  * it on its row (OCR cut the row), else in the cell below it (a table's header row over its value
- * row). The name is what the de-identification detectors find after a patient's label (姓名, 患者,
+ * row); labels joined by slashes share one value the same way ("Age/Sex: 58/M"). The name is what the de-identification detectors find after a patient's label (姓名, 患者,
  * 名 clipped of its 姓, Name, Patient, Pt …) or in the cell before 性别: a name the
  * de-identification paints is a name case-ocr can return. Files and pages are read in request
  * order; the first value found wins, so a stage on any file of the request counts.
@@ -71,11 +71,33 @@ function valueByLayout(page: OcrPage, line: PageLine, label: LabelMatch): string
   return joinWords(cellBelow(page, labelBox, firstWordRightOf(line, labelBox)?.x0));
 }
 
-/** The text after a label on its line, up to the next label, else where the layout puts its value. */
-function valueOf(page: OcrPage, line: PageLine, text: string, labels: readonly LabelMatch[], index: number): string {
+/**
+ * The text after a label on its line, up to the next label, else where the layout puts the value
+ * of its header (the label itself, or the slash-joined labels it ends).
+ */
+function valueOf(page: OcrPage, line: PageLine, text: string, labels: readonly LabelMatch[], index: number, header = labels[index]!): string {
   const label = labels[index]!;
   const onLine = text.slice(label.end, labels[index + 1]?.start ?? text.length).replace(SEPARATOR, '');
-  return BLANK.test(onLine) ? valueByLayout(page, line, label) : onLine;
+  return BLANK.test(onLine) ? valueByLayout(page, line, header) : onLine;
+}
+
+const SLASH = /^\s*\/\s*$/u;
+const SLASH_SPLIT = /\s*\/\s*/u;
+
+/**
+ * A field label's value where forms join labels with slashes and give their values the same way
+ * ("性别/年龄：男/56岁", "Age/Sex: 58/M", a header "Age/Sex" over "58/M"): the part at the label's
+ * place in the value of the last of them. Empty when the parts do not match the labels one to one.
+ */
+function fieldValueOf(page: OcrPage, line: PageLine, text: string, labels: readonly LabelMatch[], index: number): string {
+  const joined = (at: number) => SLASH.test(text.slice(labels[at - 1]!.end, labels[at]!.start));
+  let first = index;
+  while (first > 0 && joined(first)) first--;
+  let last = index;
+  while (last + 1 < labels.length && joined(last + 1)) last++;
+  if (first === last) return valueOf(page, line, text, labels, index);
+  const parts = valueOf(page, line, text, labels, last, { ...labels[last]!, start: labels[first]!.start }).trim().split(SLASH_SPLIT);
+  return parts.length === last - first + 1 ? parts[index - first]! : '';
 }
 
 /**
@@ -115,7 +137,7 @@ function readLine(page: OcrPage, line: PageLine, readings: Readings): void {
   }
   labels.forEach((label, index) => {
     const field = FIELD_OF_LABEL[label.label];
-    if (field) readings.values[field].push(valueOf(page, line, text, labels, index));
+    if (field) readings.values[field].push(fieldValueOf(page, line, text, labels, index));
     const open = findings.openLabels.some((openLabel) => openLabel.start === label.start && openLabel.kind === 'name');
     if (open && PATIENT_NAME_LABELS.has(label.label)) {
       const value = valueByLayout(page, line, label);
@@ -127,7 +149,12 @@ function readLine(page: OcrPage, line: PageLine, readings: Readings): void {
 
 const MAX_AGE = 120;
 const LABELLED_AGE = /^(\d{1,3})(?!\d)\s*(岁|歲|周岁|个月|月|天|日|周|years?|yrs?|y|months?|mos?|m|weeks?|wks?|w|days?|d)?(?![a-z])/iu;
-const UNLABELLED_AGES = [/(?<![\d.])(\d{1,3})\s*(?:岁|歲|周岁)/u, /(?<![\d.])(\d{1,3})[- ]?(?:years?|yrs?)[- ]old\b/iu];
+/** "63岁", "a 61-year-old man", "58 y/o", "58yo". */
+const UNLABELLED_AGES = [
+  /(?<![\d.])(\d{1,3})\s*(?:岁|歲|周岁)/u,
+  /(?<![\d.])(\d{1,3})[- ]?(?:years?|yrs?)[- ]old\b/iu,
+  /(?<![\w.])(\d{1,3}) ?(?:y\/o|y\.o\.|yo)(?![A-Za-z])/iu,
+];
 const NOT_YEARS = /^(?:个月|月|天|日|周|months?|mos?|m|weeks?|wks?|w|days?|d)$/iu;
 
 function years(digits: string): string | null {

@@ -125,6 +125,19 @@ describe('values where the layout puts them', () => {
     expect(info('Stage:', 'pT2N1M0').stage).toBe('pT2N1M0');
   });
 
+  it('reads labels joined by slashes, their values joined the same way, on the line or in the cell below', () => {
+    expect(info('性别/年龄：男/56岁').age).toBe('56');
+    expect(info('Age/Sex: 58/M').age).toBe('58');
+    expect(info('Sex / Age: F / 61Y').age).toBe('61');
+    expect(info('Age/Sex', '58/M').age).toBe('58');
+    expect(info('Diagnosis/Stage: lung adenocarcinoma/IIIA')).toMatchObject({ cancer_type: 'lung cancer', stage: 'IIIA' });
+  });
+
+  it('reads nothing from slash-joined labels whose value is not given part for part', () => {
+    expect(info('年龄/性别: 3个月/女').age).toBeNull();
+    expect(info('Age/Date: 58/2024/03/14').age).toBeNull();
+  });
+
   it('reads several fields on one line up to the next label', () => {
     expect(info('Patient: Robert EIlis  Sex: M  Age: 58  Diagnosis: Hepatocellular carcinoma  Stage: IIB')).toEqual({
       name: 'Robert EIlis', age: '58', cancer_type: 'liver cancer', stage: 'IIB',
@@ -155,11 +168,14 @@ describe('age in whole years', () => {
     ['Age: 61Y', '61'],
     ['男，63岁，胃癌', '63'],
     ['A 61-year-old man with cough', '61'],
+    ['58 y/o male, smoker', '58'],
+    ['a 58yo man', '58'],
+    ['58 y.o. F', '58'],
   ])('%s → %s', (line, age) => {
     expect(info(line).age).toBe(age);
   });
 
-  it.each([['年龄：3个月'], ['年龄：15天'], ['年龄：156岁'], ['年龄：0岁'], ['Age: 8 months'], ['随访2.5岁以上'], ['门诊号 20240315'], ['白细胞 5.62']])(
+  it.each([['年龄：3个月'], ['年龄：15天'], ['年龄：156岁'], ['年龄：0岁'], ['Age: 8 months'], ['随访2.5岁以上'], ['门诊号 20240315'], ['白细胞 5.62'], ['维生素B12yo'], ['2.5yo']])(
     '%s → null',
     (line) => {
       expect(info(line).age).toBeNull();
