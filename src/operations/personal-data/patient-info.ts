@@ -2,15 +2,17 @@
  * Patient information from the page's layout. A field's value is found where its label puts it:
  * after the label on its line (up to the next label: "Patient: John Ellis  Sex: M"), else right of
  * it on its row (OCR cut the row), else in the cell below it (a table's header row over its value
- * row); labels joined by slashes share one value the same way ("Age/Sex: 58/M"). The name is what the de-identification detectors find after a patient's label (姓名, 患者,
- * 名 clipped of its 姓, Name, Patient, Pt …) or in the cell before 性别: a name the
- * de-identification paints is a name case-ocr can return. Files and pages are read in request
- * order; the first value found wins, so a stage on any file of the request counts.
+ * row); labels joined by slashes share one value the same way ("Age/Sex: 58/M"). The name is
+ * what the de-identification detectors find after a patient's label (姓名, 患者, 名 clipped of its
+ * 姓, Name, Patient, Pt …) or in the cell before 性别: a name the de-identification paints is a
+ * name case-ocr can return (with the spaces OCR dropped between English words put back). Files
+ * and pages are read in request order; the first value found wins, so a stage on any file of the
+ * request counts.
  *
  * A field is returned only with evidence on the page, never guessed: age is digits only, in years
  * ("56岁" → "56"; months or days → null); cancer_type is the organ's type in the diagnosis's
  * language (cancer-types.ts); stage is "IIIA" style (Roman, upper case, no 期, a sub-stage digit
- * kept: "IA3") or TNM as written without spaces ("pT2N1M0").
+ * kept: "IA3") or TNM as written without spaces ("pT2N1M0"; a 0 that OCR read as O is the digit).
  */
 import { removeCjkSpaces } from '../../engines/ocr/index.js';
 import type { OcrPage, OcrWord } from '../../engines/types.js';
