@@ -2,7 +2,9 @@
  * The cancer type a diagnosis names, by organ, in the language the diagnosis is written in: a
  * synonym table maps what reports write (右肺上叶腺癌, hepatocellular carcinoma, invasive ductal
  * carcinoma of the left breast) to one type per organ (肺癌 / lung cancer, 肝癌 / liver cancer,
- * 乳腺癌 / breast cancer). A term after a negation (排除肺癌, no evidence of lymphoma) names none.
+ * 乳腺癌 / breast cancer). A term after a negation (排除肺癌, no evidence of lymphoma) names none,
+ * and neither does an organ and a 癌 with a negation or a metastasis between them (胃镜未见癌,
+ * 肺转移癌: a finding about the organ, or another cancer's spread to it).
  */
 
 interface CancerType {
@@ -14,7 +16,12 @@ interface CancerType {
   enTerms: readonly RegExp[];
 }
 
-const HAN_GAP = '\\p{Script=Han}{0,6}';
+/**
+ * The Han characters a Chinese report writes between an organ and 癌: a site and a histology
+ * (右肺上叶腺癌, 宫颈鳞状细胞癌, 鼻咽未分化型非角化性癌), never a negation (胃镜未见癌, 乳腺未见癌) or a
+ * metastasis (肝转移癌).
+ */
+const HAN_GAP = '(?:(?!未(?!分化)|无|不|排除|除外|否认|转移)\\p{Script=Han}){0,8}';
 const SIDE = '(?:(?:left|right|bilateral)\\s+)?';
 /** "adenocarcinoma of the right upper lobe of the lung": a few words between histology and organ. */
 const OF_THE = '\\s+of\\s+(?:the\\s+)?(?:[a-z]+\\s+){0,6}?';
@@ -32,7 +39,7 @@ const CANCER_TYPES: readonly CancerType[] = [
   { zh: '肺癌', en: 'lung cancer', zhTerms: zh('肺癌', `肺${HAN_GAP}(?:腺|鳞状细胞|鳞|小细胞|大细胞)癌`), enTerms: en('NSCLC', 'SCLC', ...organ('lung|pulmonary|bronchus|bronchogenic')) },
   {
     zh: '乳腺癌', en: 'breast cancer',
-    zhTerms: zh(`乳(?:腺|房)?${HAN_GAP}癌`),
+    zhTerms: zh(`乳(?!头状)(?:腺|房)?${HAN_GAP}癌`),
     enTerms: en(...organ('breast|mammary'), `(?:invasive|infiltrating)\\s+(?:ductal|lobular)\\s+carcinoma`, 'ductal carcinoma in situ', 'DCIS'),
   },
   { zh: '肝癌', en: 'liver cancer', zhTerms: zh('肝细胞癌', '肝癌', '原发性肝癌'), enTerms: en('hepatocellular carcinoma', 'hepatoma', 'HCC', ...organ('liver|hepatic')) },
@@ -42,19 +49,19 @@ const CANCER_TYPES: readonly CancerType[] = [
   { zh: '结直肠癌', en: 'colorectal cancer', zhTerms: zh('结直肠癌'), enTerms: en(...organ('colorectal|colorectum')) },
   { zh: '结肠癌', en: 'colon cancer', zhTerms: zh(`结肠${HAN_GAP}癌`), enTerms: en(...organ('colon|colonic|sigmoid colon|cecum|caecum')) },
   { zh: '直肠癌', en: 'rectal cancer', zhTerms: zh(`直肠${HAN_GAP}癌`), enTerms: en(...organ('rectum|rectal')) },
-  { zh: '胆管癌', en: 'cholangiocarcinoma', zhTerms: zh('胆管癌'), enTerms: en('cholangiocarcinoma', ...organ('bile duct')) },
-  { zh: '胆囊癌', en: 'gallbladder cancer', zhTerms: zh('胆囊癌'), enTerms: en(...organ('gallbladder')) },
+  { zh: '胆管癌', en: 'cholangiocarcinoma', zhTerms: zh(`胆管${HAN_GAP}癌`), enTerms: en('cholangiocarcinoma', ...organ('bile duct')) },
+  { zh: '胆囊癌', en: 'gallbladder cancer', zhTerms: zh(`胆囊${HAN_GAP}癌`), enTerms: en(...organ('gallbladder')) },
   { zh: '胰腺癌', en: 'pancreatic cancer', zhTerms: zh(`胰腺?${HAN_GAP}癌`), enTerms: en(...organ('pancreas|pancreatic')) },
-  { zh: '鼻咽癌', en: 'nasopharyngeal carcinoma', zhTerms: zh('鼻咽癌'), enTerms: en(...organ('nasopharynx|nasopharyngeal')) },
-  { zh: '喉癌', en: 'laryngeal cancer', zhTerms: zh('喉癌'), enTerms: en(...organ('larynx|laryngeal')) },
-  { zh: '口腔癌', en: 'oral cancer', zhTerms: zh('口腔癌', '舌癌'), enTerms: en(...organ('oral cavity|oral|tongue')) },
+  { zh: '鼻咽癌', en: 'nasopharyngeal carcinoma', zhTerms: zh(`鼻咽${HAN_GAP}癌`), enTerms: en(...organ('nasopharynx|nasopharyngeal')) },
+  { zh: '喉癌', en: 'laryngeal cancer', zhTerms: zh(`喉${HAN_GAP}癌`), enTerms: en(...organ('larynx|laryngeal')) },
+  { zh: '口腔癌', en: 'oral cancer', zhTerms: zh(`口腔${HAN_GAP}癌`, `舌${HAN_GAP}癌`), enTerms: en(...organ('oral cavity|oral|tongue')) },
   { zh: '甲状腺癌', en: 'thyroid cancer', zhTerms: zh(`甲状腺${HAN_GAP}癌`), enTerms: en(...organ('thyroid')) },
-  { zh: '宫颈癌', en: 'cervical cancer', zhTerms: zh('宫颈癌', `子宫颈${HAN_GAP}癌`), enTerms: en(...organ('cervix|cervical|uterine cervix')) },
-  { zh: '子宫内膜癌', en: 'endometrial cancer', zhTerms: zh('子宫内膜癌'), enTerms: en(...organ('endometrium|endometrial')) },
+  { zh: '宫颈癌', en: 'cervical cancer', zhTerms: zh(`宫颈${HAN_GAP}癌`), enTerms: en(...organ('cervix|cervical|uterine cervix')) },
+  { zh: '子宫内膜癌', en: 'endometrial cancer', zhTerms: zh(`子宫内膜${HAN_GAP}癌`), enTerms: en(...organ('endometrium|endometrial')) },
   { zh: '卵巢癌', en: 'ovarian cancer', zhTerms: zh(`卵巢${HAN_GAP}癌`), enTerms: en(...organ('ovary|ovarian')) },
-  { zh: '前列腺癌', en: 'prostate cancer', zhTerms: zh('前列腺癌'), enTerms: en(...organ('prostate|prostatic')) },
+  { zh: '前列腺癌', en: 'prostate cancer', zhTerms: zh(`前列腺${HAN_GAP}癌`), enTerms: en(...organ('prostate|prostatic')) },
   { zh: '膀胱癌', en: 'bladder cancer', zhTerms: zh(`膀胱${HAN_GAP}癌`), enTerms: en(...organ('bladder|urinary bladder')) },
-  { zh: '肾癌', en: 'kidney cancer', zhTerms: zh('肾细胞癌', '肾癌'), enTerms: en('renal cell carcinoma', 'RCC', ...organ('kidney|renal')) },
+  { zh: '肾癌', en: 'kidney cancer', zhTerms: zh(`肾(?!上腺)${HAN_GAP}癌`), enTerms: en('renal cell carcinoma', 'RCC', ...organ('kidney|renal')) },
   { zh: '淋巴瘤', en: 'lymphoma', zhTerms: zh('淋巴瘤'), enTerms: en('(?:non-)?hodgkin\'?s?\\s+lymphoma', 'lymphoma') },
   { zh: '白血病', en: 'leukemia', zhTerms: zh('白血病'), enTerms: en('leuka?emia') },
   { zh: '多发性骨髓瘤', en: 'multiple myeloma', zhTerms: zh('多发性骨髓瘤'), enTerms: en('multiple myeloma') },

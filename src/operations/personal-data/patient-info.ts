@@ -2,15 +2,17 @@
  * Patient information from the page's layout. A field's value is found where its label puts it:
  * after the label on its line (up to the next label: "Patient: John Ellis  Sex: M"), else right of
  * it on its row (OCR cut the row), else in the cell below it (a table's header row over its value
- * row). The name is what the de-identification detectors find after a patient's label (姓名, 患者,
- * 名 clipped of its 姓, Name, Patient, Pt …) or in the cell before 性别: a name the
- * de-identification paints is a name case-ocr can return. Files and pages are read in request
- * order; the first value found wins, so a stage on any file of the request counts.
+ * row); labels joined by slashes share one value the same way ("Age/Sex: 58/M"). The name is
+ * what the de-identification detectors find after a patient's label (姓名, 患者, 名 clipped of its
+ * 姓, Name, Patient, Pt …) or in the cell before 性别: a name the de-identification paints is a
+ * name case-ocr can return (with the spaces OCR dropped between English words put back). Files
+ * and pages are read in request order; the first value found wins, so a stage on any file of the
+ * request counts.
  *
  * A field is returned only with evidence on the page, never guessed: age is digits only, in years
  * ("56岁" → "56"; months or days → null); cancer_type is the organ's type in the diagnosis's
  * language (cancer-types.ts); stage is "IIIA" style (Roman, upper case, no 期, a sub-stage digit
- * kept: "IA3") or TNM as written without spaces ("pT2N1M0").
+ * kept: "IA3") or TNM as written without spaces ("pT2N1M0"; a 0 that OCR read as O is the digit).
  */
 import { removeCjkSpaces } from '../../engines/ocr/index.js';
 import type { OcrPage, OcrWord } from '../../engines/types.js';
@@ -71,11 +73,33 @@ function valueByLayout(page: OcrPage, line: PageLine, label: LabelMatch): string
   return joinWords(cellBelow(page, labelBox, firstWordRightOf(line, labelBox)?.x0));
 }
 
-/** The text after a label on its line, up to the next label, else where the layout puts its value. */
-function valueOf(page: OcrPage, line: PageLine, text: string, labels: readonly LabelMatch[], index: number): string {
+/**
+ * The text after a label on its line, up to the next label, else where the layout puts the value
+ * of its header (the label itself, or the slash-joined labels it ends).
+ */
+function valueOf(page: OcrPage, line: PageLine, text: string, labels: readonly LabelMatch[], index: number, header = labels[index]!): string {
   const label = labels[index]!;
   const onLine = text.slice(label.end, labels[index + 1]?.start ?? text.length).replace(SEPARATOR, '');
-  return BLANK.test(onLine) ? valueByLayout(page, line, label) : onLine;
+  return BLANK.test(onLine) ? valueByLayout(page, line, header) : onLine;
+}
+
+const SLASH = /^\s*\/\s*$/u;
+const SLASH_SPLIT = /\s*\/\s*/u;
+
+/**
+ * A field label's value where forms join labels with slashes and give their values the same way
+ * ("性别/年龄：男/56岁", "Age/Sex: 58/M", a header "Age/Sex" over "58/M"): the part at the label's
+ * place in the value of the last of them. Empty when the parts do not match the labels one to one.
+ */
+function fieldValueOf(page: OcrPage, line: PageLine, text: string, labels: readonly LabelMatch[], index: number): string {
+  const joined = (at: number) => SLASH.test(text.slice(labels[at - 1]!.end, labels[at]!.start));
+  let first = index;
+  while (first > 0 && joined(first)) first--;
+  let last = index;
+  while (last + 1 < labels.length && joined(last + 1)) last++;
+  if (first === last) return valueOf(page, line, text, labels, index);
+  const parts = valueOf(page, line, text, labels, last, { ...labels[last]!, start: labels[first]!.start }).trim().split(SLASH_SPLIT);
+  return parts.length === last - first + 1 ? parts[index - first]! : '';
 }
 
 /**
@@ -91,8 +115,16 @@ function isPatientLabelBefore(labels: readonly LabelMatch[], start: number, text
   return !(joined && before.category === 'name' && !PATIENT_NAME_LABELS.has(before.label));
 }
 
-/** A name as the page writes it, without the spaces OCR put between Chinese characters. */
-const tidyName = (name: string) => removeCjkSpaces(name.trim());
+/** Surname particles written with a capital inside (McDonald, MacArthur, DeLuca, VanDyke): one word, not two. */
+const NAME_PARTICLE = /^(?:Mc|Mac|Da|De|Del|Della|Des|Di|Do|Dos|Du|Fitz|La|Le|St|Van|Von)$/u;
+/** A capitalised word glued to the next one ("JamesWhitfield"). */
+const GLUED_WORD = /[A-Z][a-z]+(?=[A-Z][a-z])/gu;
+
+/**
+ * A name as the page writes it: without the spaces OCR put between Chinese characters, and with
+ * the space OCR drops between Latin words in small print ("JamesWhitfield" → "James Whitfield").
+ */
+const tidyName = (name: string) => removeCjkSpaces(name.trim()).replace(GLUED_WORD, (word) => (NAME_PARTICLE.test(word) ? word : `${word} `));
 
 function readLine(page: OcrPage, line: PageLine, readings: Readings): void {
   const text = toHalfWidth(line.text);
@@ -107,7 +139,7 @@ function readLine(page: OcrPage, line: PageLine, readings: Readings): void {
   }
   labels.forEach((label, index) => {
     const field = FIELD_OF_LABEL[label.label];
-    if (field) readings.values[field].push(valueOf(page, line, text, labels, index));
+    if (field) readings.values[field].push(fieldValueOf(page, line, text, labels, index));
     const open = findings.openLabels.some((openLabel) => openLabel.start === label.start && openLabel.kind === 'name');
     if (open && PATIENT_NAME_LABELS.has(label.label)) {
       const value = valueByLayout(page, line, label);
@@ -119,7 +151,12 @@ function readLine(page: OcrPage, line: PageLine, readings: Readings): void {
 
 const MAX_AGE = 120;
 const LABELLED_AGE = /^(\d{1,3})(?!\d)\s*(岁|歲|周岁|个月|月|天|日|周|years?|yrs?|y|months?|mos?|m|weeks?|wks?|w|days?|d)?(?![a-z])/iu;
-const UNLABELLED_AGES = [/(?<![\d.])(\d{1,3})\s*(?:岁|歲|周岁)/u, /(?<![\d.])(\d{1,3})[- ]?(?:years?|yrs?)[- ]old\b/iu];
+/** "63岁", "a 61-year-old man", "58 y/o", "58yo". */
+const UNLABELLED_AGES = [
+  /(?<![\d.])(\d{1,3})\s*(?:岁|歲|周岁)/u,
+  /(?<![\d.])(\d{1,3})[- ]?(?:years?|yrs?)[- ]old\b/iu,
+  /(?<![\w.])(\d{1,3}) ?(?:y\/o|y\.o\.|yo)(?![A-Za-z])/iu,
+];
 const NOT_YEARS = /^(?:个月|月|天|日|周|months?|mos?|m|weeks?|wks?|w|days?|d)$/iu;
 
 function years(digits: string): string | null {
@@ -154,17 +191,25 @@ const NUMERAL_AFTER_LABEL = '(IV|[Il1|]*川[Il1|川]*|[Il1|]{1,3}V?|V|Ⅳ|Ⅲ|�
 const SUB_STAGE = '\\s*((?:[ABCabc][1-3]?)?)';
 const STAGE_VALUE = new RegExp(`^(?:stage\\s*)?${NUMERAL_AFTER_LABEL}${SUB_STAGE}(?![A-Za-z0-9])`, 'iu');
 const STAGE_IN_TEXT = [
-  new RegExp(`(?:分\\s*期|Stage)[\\s:：]*${NUMERAL_AFTER_LABEL}${SUB_STAGE}(?![A-Za-z0-9])`, 'iu'),
+  new RegExp(`(?:分\\s*期|Stage|Staging(?=\\s*[:：]))[\\s:：]*${NUMERAL_AFTER_LABEL}${SUB_STAGE}(?![A-Za-z0-9])`, 'iu'),
   new RegExp(`(?<![A-Za-z0-9])(IV|III|II|I|Ⅳ|Ⅲ|Ⅱ|Ⅰ)${SUB_STAGE}\\s*期`, 'u'),
 ];
-const TNM = /(?<![A-Za-z])([cpy]{0,2})T([0-4]|is|x|X)([a-d]?)\s*N([0-3]|x|X)([a-c]?)\s*M([01]|x|X)([a-c]?)(?![A-Za-z0-9])/u;
+/**
+ * TNM as reports write it ("pT2N1M0", "cT2a N2 M0", "pT1cN0(sn)M0", "ypT1N1miM0"). OCR reads a
+ * node's or metastasis' 0 as the letter O ("pT2NOMO"): there it is the digit.
+ */
+const TNM = /(?<![A-Za-z])([cpy]{0,2}T(?:[0-4]|is|x|X)[a-d]?)\s*N([0-3]|O|x|X)((?:mi|[a-c])?(?:\((?:sn|i[+-]|mol[+-]|f)\))?)\s*M([01]|O|x|X)([a-c]?)(?![A-Za-z0-9])/u;
+const zeroOf = (digit: string) => digit.replace('O', '0');
 
 function romanStage(numeral: string, subStage: string): string {
   const roman = numeral.includes('川') ? 'III' : ROMAN[numeral] ?? numeral.replace(/[l1|]/gu, 'I');
   return roman + subStage.toUpperCase();
 }
 
-const tnmIn = (text: string) => TNM.exec(text)?.[0].replace(/\s+/gu, '') ?? null;
+function tnmIn(text: string): string | null {
+  const tnm = TNM.exec(text);
+  return tnm ? `${tnm[1]}N${zeroOf(tnm[2]!)}${tnm[3]}M${zeroOf(tnm[4]!)}${tnm[5]}` : null;
+}
 
 /** The stage a stage label's value gives: a Roman stage at its start, else a TNM in it. */
 export function stageFromValue(value: string): string | null {

@@ -59,6 +59,20 @@ describe('name after a patient label on its line, as the de-identification finds
     expect(detected.map((detection) => line.slice(detection.start, detection.end))).toContain(name);
   });
 
+  it.each([
+    ['Patient:JamesWhitfield  Sex: M', 'JamesWhitfield', 'James Whitfield'],
+    ['Name: MaryAnnLee', 'MaryAnnLee', 'Mary Ann Lee'],
+    ['Patient: WeiZhang', 'WeiZhang', 'Wei Zhang'],
+    ['Name: John McDonald', 'John McDonald', 'John McDonald'],
+    ['Name: JohnMcDonald', 'JohnMcDonald', 'John McDonald'],
+    ['Name: Anna MacArthur', 'Anna MacArthur', 'Anna MacArthur'],
+    ['Name: Luca DeLuca', 'Luca DeLuca', 'Luca DeLuca'],
+  ])('%s: the de-identification finds %s, case-ocr returns %s (OCR dropped a space; a particle is no word)', (line, detected, name) => {
+    expect(info(line).name).toBe(name);
+    const found = findPersonalData(line).detections.filter((detection) => detection.kind === 'name');
+    expect(found.map((detection) => line.slice(detection.start, detection.end))).toContain(detected);
+  });
+
   it('reads a name whose label was not read at all from the cell before 性别, as the de-identification does', () => {
     const line = '孟丁  性别男  年龄 2岁';
     const photo = pageOfWords([word(line, 0, 0)]);
@@ -111,6 +125,19 @@ describe('values where the layout puts them', () => {
     expect(info('Stage:', 'pT2N1M0').stage).toBe('pT2N1M0');
   });
 
+  it('reads labels joined by slashes, their values joined the same way, on the line or in the cell below', () => {
+    expect(info('性别/年龄：男/56岁').age).toBe('56');
+    expect(info('Age/Sex: 58/M').age).toBe('58');
+    expect(info('Sex / Age: F / 61Y').age).toBe('61');
+    expect(info('Age/Sex', '58/M').age).toBe('58');
+    expect(info('Diagnosis/Stage: lung adenocarcinoma/IIIA')).toMatchObject({ cancer_type: 'lung cancer', stage: 'IIIA' });
+  });
+
+  it('reads nothing from slash-joined labels whose value is not given part for part', () => {
+    expect(info('年龄/性别: 3个月/女').age).toBeNull();
+    expect(info('Age/Date: 58/2024/03/14').age).toBeNull();
+  });
+
   it('reads several fields on one line up to the next label', () => {
     expect(info('Patient: Robert EIlis  Sex: M  Age: 58  Diagnosis: Hepatocellular carcinoma  Stage: IIB')).toEqual({
       name: 'Robert EIlis', age: '58', cancer_type: 'liver cancer', stage: 'IIB',
@@ -141,11 +168,14 @@ describe('age in whole years', () => {
     ['Age: 61Y', '61'],
     ['男，63岁，胃癌', '63'],
     ['A 61-year-old man with cough', '61'],
+    ['58 y/o male, smoker', '58'],
+    ['a 58yo man', '58'],
+    ['58 y.o. F', '58'],
   ])('%s → %s', (line, age) => {
     expect(info(line).age).toBe(age);
   });
 
-  it.each([['年龄：3个月'], ['年龄：15天'], ['年龄：156岁'], ['年龄：0岁'], ['Age: 8 months'], ['随访2.5岁以上'], ['门诊号 20240315'], ['白细胞 5.62']])(
+  it.each([['年龄：3个月'], ['年龄：15天'], ['年龄：156岁'], ['年龄：0岁'], ['Age: 8 months'], ['随访2.5岁以上'], ['门诊号 20240315'], ['白细胞 5.62'], ['维生素B12yo'], ['2.5yo']])(
     '%s → null',
     (line) => {
       expect(info(line).age).toBeNull();
@@ -179,6 +209,17 @@ describe('cancer type through the synonym table, in the diagnosis language', () 
     ['Diagnosis: gastric adenocarcinoma', 'gastric cancer'],
     ['Diagnosis: squamous cell carcinoma of the esophagus', 'esophageal cancer'],
     ['Diagnosis: diffuse large B-cell lymphoma', 'lymphoma'],
+    // An organ and 癌 with the site and histology between them, as pathology reports write it.
+    ['病理诊断：宫颈鳞状细胞癌', '宫颈癌'],
+    ['诊断：前列腺腺癌', '前列腺癌'],
+    ['诊断：左肾透明细胞癌', '肾癌'],
+    ['诊断：鼻咽未分化型非角化性癌', '鼻咽癌'],
+    ['诊断：胆囊腺癌', '胆囊癌'],
+    ['诊断：喉鳞状细胞癌', '喉癌'],
+    ['诊断：子宫内膜样腺癌', '子宫内膜癌'],
+    ['诊断：肝内胆管细胞癌', '胆管癌'],
+    ['诊断：甲状腺乳头状癌', '甲状腺癌'],
+    ['诊断：舌鳞癌', '口腔癌'],
   ])('%s → %s', (line, type) => {
     expect(info(line).cancer_type).toBe(type);
   });
@@ -188,7 +229,9 @@ describe('cancer type through the synonym table, in the diagnosis language', () 
     expect(info('Family history: mother had breast cancer', 'Diagnosis: adenocarcinoma of the stomach').cancer_type).toBe('gastric cancer');
   });
 
-  it.each([['排除肺癌'], ['否认肝癌病史'], ['未见癌细胞'], ['血常规检查'], ['诊断：肺炎'], ['No evidence of lymphoma'], ['Negative for carcinoma of the breast']])(
+  it.each([['排除肺癌'], ['否认肝癌病史'], ['未见癌细胞'], ['血常规检查'],
+    // A negation or a metastasis between the organ and 癌, another organ, or no organ at all.
+    ['胃镜未见癌'], ['乳腺未见癌'], ['食管未见癌'], ['肺转移腺癌'], ['肾上腺皮质癌'], ['乳头状癌'], ['诊断：肺炎'], ['No evidence of lymphoma'], ['Negative for carcinoma of the breast']])(
     '%s → null',
     (text) => {
       expect(cancerTypeOf(text)).toBeNull();
@@ -217,11 +260,20 @@ describe('stage', () => {
     ['病理分期：I川IA期(T2N2M0)', 'IIIA'],
     ['病理分期：I川IIA期(T2N2M0)', 'IIIA'],
     ['分期：川B', 'IIIB'],
+    ['Staging: IIIA', 'IIIA'],
+    // OCR reads the 0 of N0 or M0 as the letter O.
+    ['病理分期：pT2NOM0', 'pT2N0M0'],
+    ['Stage: pT2NOMO', 'pT2N0M0'],
+    ['TNM: T3N1MO', 'T3N1M0'],
+    ['病理分期：II期（pT2NOM0）', 'II'],
+    // Sentinel-node and micrometastasis notes stay as written.
+    ['pT1cN0(sn)M0', 'pT1cN0(sn)M0'],
+    ['ypT1N1miM0', 'ypT1N1miM0'],
   ])('%s → %s', (line, stage) => {
     expect(info(line).stage).toBe(stage);
   });
 
-  it.each([['分期：待定'], ['第1批临床试验'], ['IT部门'], ['T2加权像'], ['白细胞计数 4.00~10.00'], ['编号 1IB 期'], ['IA3']])('%s → null', (line) => {
+  it.each([['分期：待定'], ['第1批临床试验'], ['IT部门'], ['T2加权像'], ['白细胞计数 4.00~10.00'], ['编号 1IB 期'], ['IA3'], ['staging 3 weeks ago'], ['NOMO'], ['Staging: pending']])('%s → null', (line) => {
     expect(info(line).stage).toBeNull();
   });
 
