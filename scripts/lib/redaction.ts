@@ -168,3 +168,29 @@ export function uncovered(pages: readonly Coverage[][]): string[] {
   return pages.flatMap((page, n) => page.filter((item) => item.painted < COVERED).map((item) => `page ${n + 1}: ${item.text} (${Math.round(item.painted * 100)}% painted)`));
 }
 
+
+/**
+ * The page lit unevenly, as by a lamp beside the desk: brightness falls from full on one side to
+ * `darkest` of it on the other, across the direction `degrees` clockwise from the x axis.
+ */
+export async function shadedPage(page: DistortedPage, degrees: number, darkest: number): Promise<DistortedPage> {
+  const { data, info } = await sharp(page.png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const [cos, sin] = [Math.cos((degrees * Math.PI) / 180), Math.sin((degrees * Math.PI) / 180)];
+  const reach = (Math.abs(cos) * info.width + Math.abs(sin) * info.height) / 2;
+  for (let y = 0; y < info.height; y++) {
+    for (let x = 0; x < info.width; x++) {
+      const along = ((x - info.width / 2) * cos + (y - info.height / 2) * sin) / reach;
+      const gain = 1 - ((1 - darkest) * (along + 1)) / 2;
+      const at = (y * info.width + x) * info.channels;
+      for (let c = 0; c < info.channels; c++) data[at + c] = Math.round(data[at + c]! * gain);
+    }
+  }
+  const png = await sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).png().toBuffer();
+  return { ...page, png };
+}
+
+/** A distorted page distorted again: `then` applied to its image, points carried through both. */
+export async function thenDistorted(page: DistortedPage, then: (png: Buffer) => Promise<DistortedPage>): Promise<DistortedPage> {
+  const second = await then(page.png);
+  return { ...second, place: (point) => second.place(page.place(point)) };
+}

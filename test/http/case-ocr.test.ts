@@ -17,11 +17,14 @@ import { ScriptedLlmEngine } from '../support/test-engines.js';
 import { enginesWith } from '../../scripts/lib/stand-in-engines.js';
 import { fixturePath } from '../../scripts/lib/paths.js';
 import { photoTruth } from '../../scripts/lib/photos.js';
+import { thenDistorted, tiltedPage, turnedPage } from '../../scripts/lib/redaction.js';
 
 const PATH = '/ai/v1/case-ocr';
 
 let files: FileServer;
 let gateway: TestGateway;
+/** Pages a test made, served by name. */
+const made = new Map<string, Buffer>();
 
 const file = (upload_file_id: number, name: string) => fileReference(files, upload_file_id, name);
 
@@ -37,6 +40,7 @@ beforeAll(async () => {
     if (name === 'broken.png') return void response.end(readFixture('report1.png').subarray(0, 3000));
     if (name === 'missing.png') return void response.writeHead(404).end();
     if (name.startsWith('photos/')) return void response.end(readFileSync(fixturePath(...name.split('/'))));
+    if (made.has(name)) return void response.end(made.get(name));
     try {
       response.end(readFixture(name));
     } catch {
@@ -115,6 +119,17 @@ describe('case-ocr with the real OCR engine', () => {
     },
     60_000,
   );
+
+  it('reads every identifier on the real phone photo turned 45° on a desk and photographed tilted 30°', async () => {
+    const photo = 'np2016_bloodtestreport2.jpg';
+    const tilted = await tiltedPage(readFileSync(fixturePath('photos', photo)), 'top', 30);
+    made.set('askew.png', (await thenDistorted(tilted, (png) => turnedPage(png, 45))).png);
+    const { status, json } = await post(gateway, [file(5, 'askew.png')]);
+    expect(status).toBe(200);
+    const text = (json.ocr_results[0].ocr_result as string).replace(/\s+/g, '');
+    const missed = photoTruth()[photo]!.personal!.flatMap((identifier, i) => (text.includes(identifier) ? [] : [`identifier ${i + 1}`]));
+    expect(missed).toEqual([]);
+  }, 60_000);
 
   it('reads full A4 pages of small print at 150 dpi whole, in English and in Chinese: every line, CER under 2%', async () => {
     const pages = ['en-pathology-150dpi.png', 'zh-pathology-150dpi.jpg'];

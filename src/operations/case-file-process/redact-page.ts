@@ -175,6 +175,7 @@ async function surviving(encoded: Buffer, painted: readonly Located[], earlierTe
   const image = await sharp(data, { raw: info }).png({ compressionLevel: 1 }).toBuffer();
   const frame = { width: info.width, height: info.height, readWidth: info.width, readHeight: info.height };
   const expected = earlierText.filter((read) => coveredShare(read.core, paint) < PAINTED_OVER);
+  const nicked = nickedWords(work.reading, work.raster, paint);
   const { rotation, perspective } = work.reading;
   return work.dataByEachReader(image, { rotation, ...(perspective ? { perspective } : {}) }, (reading, reader) => {
     const share = readShare(expected, reading, frame);
@@ -182,6 +183,7 @@ async function surviving(encoded: Buffer, painted: readonly Located[], earlierTe
       work.onReadShare?.(reader, share);
       if (share < work.minReadShare) throw blindAudit(work, share);
     }
+    if (reader === 'first') requireNickedReadAgain(nicked, reading, frame, work);
     return locate(reading, frame, 'text').filter((item) => coveredShare(item.core, paint) < COVERED && !isEarlierTextReadAgain(item, earlierText, paint));
   });
 }
@@ -202,23 +204,56 @@ const comparableChars = (text: string): string[] => [...text.normalize('NFKC').t
  * them, as a share of theirs; undefined when too little text lies outside the paint to tell.
  */
 export function readShare(expected: ReadonlyArray<Pick<EarlierText, 'core' | 'text'>>, reading: OcrPage, frame: RasterFrame): number | undefined {
+  const readAgain = charsReadAgain(reading, frame);
+  let total = 0;
+  let found = 0;
+  for (const item of expected) {
+    total += comparableChars(item.text).length;
+    found += readAgain(item);
+  }
+  return total < MIN_TEXT_TO_COMPARE ? undefined : found / total;
+}
+
+/** How many of an earlier text's characters this reading read again over it (see readShare). */
+function charsReadAgain(reading: OcrPage, frame: RasterFrame): (item: Pick<EarlierText, 'core' | 'text'>) => number {
   const words = reading.words.map((word) => {
     const quad = toRaster(word.box, reading, frame);
     return { quad, bounds: boundingBox(quad), text: word.text };
   });
-  let total = 0;
-  let found = 0;
-  for (const item of expected) {
+  return (item) => {
     const wanted = comparableChars(item.text);
-    if (!wanted.length) continue;
-    total += wanted.length;
+    if (!wanted.length) return 0;
     const bounds = boundingBox(item.core);
     const over = words.filter(
       (word) => word.bounds.x0 < bounds.x1 && word.bounds.x1 > bounds.x0 && word.bounds.y0 < bounds.y1 && word.bounds.y1 > bounds.y0 && overlaps(item.core, word.quad),
     );
-    found += sharedCount(wanted, comparableChars(over.map((word) => word.text).join('')));
+    return sharedCount(wanted, comparableChars(over.map((word) => word.text).join('')));
+  };
+}
+
+/**
+ * The first reading's words that the paint covers in part: paint meant for a datum beside or
+ * above them (a padded outpatient number over half the name's row next to it, whose label the
+ * reading had lost). What is left of them shows in the produced page; the audit must read them
+ * again to vouch for them.
+ */
+function nickedWords(reading: OcrPage, raster: RasterFrame, paint: readonly Quad[]): EarlierText[] {
+  return reading.words.flatMap((word) => {
+    const core = toRaster(word.box, reading, raster);
+    const share = coveredShare(core, paint);
+    return share > 0 && share < PAINTED_OVER && comparableChars(word.text).length ? [{ box: core, core, text: word.text }] : [];
+  });
+}
+
+/**
+ * The first reader reads the page again in the same view: a nicked word it does not read again at
+ * all is one the paint has changed past reading, and what is left of it cannot be vouched for.
+ */
+function requireNickedReadAgain(nicked: readonly EarlierText[], reading: OcrPage, frame: RasterFrame, work: PageWork): void {
+  const readAgain = charsReadAgain(reading, frame);
+  if (nicked.some((word) => readAgain(word) === 0)) {
+    throw new UnreadablePage(`page ${work.pageNumber}: text the paint covers in part could not be read again, so what is left of it cannot be vouched for; the file is withheld`);
   }
-  return total < MIN_TEXT_TO_COMPARE ? undefined : found / total;
 }
 
 /** Whether a reading's word lies over the quad: a share of the quad's middle under it, or its centre inside. */

@@ -1,8 +1,8 @@
 /**
  * Finds labels in a line: the longest label at each place wins, CJK labels may carry a few OCR
  * spaces between characters ("姓 名", a form's letter-spaced "姓  名"), Latin labels are
- * case-insensitive whole words (a long one with a letter misread before a colon too, "Patiet:";
- * Pt only as written, PT being prothrombin time),
+ * case-insensitive whole words (a long one with a letter misread before a colon too, "Patiet:",
+ * or glued to the word before it, "AttendingPhysician:"; Pt only as written, PT being prothrombin time),
  * and a label clipped of its first character ("名") only where a line or cell begins.
  */
 import { CASE_SENSITIVE_LABELS, CLIPPED_LABELS, FIELD_LABELS, NOT_LABELS, PERSONAL_LABELS } from './labels.js';
@@ -74,12 +74,26 @@ const LONG_LATIN_LABELS = VOCABULARY.filter(({ label, category }) => /^[A-Za-z]{
 /** A Latin word marked as a label by the colon after it. */
 const COLON_WORD = /(?<![A-Za-z])[A-Za-z]{5,}(?=\s?[:：])/gu;
 
-/** Words before a colon that are a long Latin label with one letter misread, dropped or added. */
+/**
+ * A capitalised word glued to the word before it (OCR dropped the space: "AttendingPhysician:"),
+ * where it ends that word before a colon.
+ */
+const GLUED_TAIL = /(?<=[a-z])[A-Z][a-z]+$/u;
+
+/**
+ * Words before a colon that are a long Latin label with one letter misread, dropped or added, or
+ * that end in one glued on after another word ("AttendingPhysician:", read so from a photo's flat
+ * view, is Attending Physician).
+ */
 function misreadLabels(line: string): LabelMatch[] {
   return [...line.matchAll(COLON_WORD)].flatMap((match) => {
-    const word = match[0].toLowerCase();
-    const entry = LONG_LATIN_LABELS.find(({ label }) => withinOneEdit(word, label.toLowerCase()));
-    return entry ? [{ start: match.index, end: match.index + match[0].length, label: entry.label, category: entry.category }] : [];
+    const tail = GLUED_TAIL.exec(match[0]);
+    const candidates = [{ word: match[0], start: match.index }, ...(tail ? [{ word: tail[0], start: match.index + tail.index }] : [])];
+    for (const { word, start } of candidates) {
+      const entry = LONG_LATIN_LABELS.find(({ label }) => withinOneEdit(word.toLowerCase(), label.toLowerCase()));
+      if (entry) return [{ start, end: match.index + match[0].length, label: entry.label, category: entry.category }];
+    }
+    return [];
   });
 }
 

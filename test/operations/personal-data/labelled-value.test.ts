@@ -59,6 +59,8 @@ describe('labelled values: OCR-noisy separators and labels', () => {
     // A long Latin label with one letter misread, marked by its colon.
     ['Patiet:Thomas Walsh Sex: Male', 'Thomas Walsh'],
     ['Physican: Robert Chen', 'Robert Chen'],
+    // Glued to the word before it, as OCR reads a photo's label without its space.
+    ['AttendingPhysician:Robert Chen', 'Robert Chen'],
     // Initials, and the surgeon of a pathology report.
     ['Surgeon: Dr. A. Patel', 'A. Patel'],
     ['Reported by: John R. Smith', 'John R. Smith'],

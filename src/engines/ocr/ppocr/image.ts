@@ -4,6 +4,7 @@
  */
 import sharp from 'sharp';
 import { lightEvenly } from '../lighting.js';
+import type { Box } from '../../types.js';
 import type { Quad } from '../plane.js';
 import { homography, rectQuad, type Homography } from './geometry.js';
 
@@ -153,4 +154,16 @@ export function warpRgb(image: RgbImage, fromOut: Homography, width: number, hei
     }
   }
   return { data: out, width, height };
+}
+
+/** The part of the image inside `box` (whole pixels, within the image). */
+export function cropRgb(image: RgbImage, box: Box): RgbImage {
+  const width = box.x1 - box.x0;
+  const height = box.y1 - box.y0;
+  const data = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    const from = ((box.y0 + y) * image.width + box.x0) * 3;
+    data.set(image.data.subarray(from, from + width * 3), y * width * 3);
+  }
+  return { data, width, height };
 }

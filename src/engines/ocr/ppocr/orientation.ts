@@ -13,7 +13,8 @@
  * is the one across which they pile up most. Measured on real photos of a form turned and tilted every way, and on the same
  * photos turned by sharp: within about 1° of the turn that levels them.
  */
-import type { Point, Quad, QuarterTurn } from '../plane.js';
+import type { Box } from '../../types.js';
+import { boundingBox, turnPoint, type Point, type Quad, type QuarterTurn, type Size } from '../plane.js';
 import type { DetectionInput } from './detect.js';
 
 /** A page skewed less than this is read as it lies: the detector and recogniser take small skews in their stride. */
@@ -158,4 +159,58 @@ function runDirection(from: Point, to: Point): QuarterTurn {
   const dy = to.y - from.y;
   if (Math.abs(dx) >= Math.abs(dy)) return dx >= 0 ? 0 : 180;
   return dy > 0 ? 270 : 90;
+}
+
+/** Room kept around a page's text when it is detected turned, as a share of the text's longer side. */
+const TEXT_ROOM = 0.05;
+
+/** A page as sent and turned: both sizes without the white margin each was read with. */
+export interface TurnedFrame {
+  source: Size;
+  canvas: Size;
+  margin: number;
+}
+
+/**
+ * Where the detector's map shows text: each row's first and last text pixel, as points of the
+ * page the map was made of. Their hull is the text's, so they bound it however it is turned.
+ */
+export function textOutline(probability: Float32Array, input: DetectionInput, threshold: number): Point[] {
+  const { width, height, scaleX, scaleY } = input;
+  const outline: Point[] = [];
+  for (let y = 0; y < height; y++) {
+    let first = -1;
+    let last = -1;
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      if (probability[i]! <= threshold) continue;
+      if (first < 0) first = x;
+      last = x;
+    }
+    if (first < 0) continue;
+    for (const [x, dy] of [[first, 0], [first, 1], [last + 1, 0], [last + 1, 1]] as const) outline.push({ x: x * scaleX, y: (y + dy) * scaleY });
+  }
+  return outline;
+}
+
+/**
+ * The part of the page turned `turn` degrees (its image, with its margin) that holds the text
+ * whose outline in the page as sent (with its margin) is `text`, with room all round, in whole
+ * pixels within the image; undefined when no text was seen. A page turned by an angle lies on a
+ * canvas grown to hold it, and a photo's page on a desk: the detector's side limit is spent on
+ * the text alone, so it is detected at the scale it has on the page, whatever lies around it (a
+ * photo turned 30° on a desk lost its 8-digit outpatient number at the canvas's limit, and read
+ * it at the text's). The outline is the detector's map, not its lines: at 45° it merged or lost
+ * lines whose text its map still showed.
+ */
+export function textRegion(text: readonly Point[], turn: number, { source, canvas, margin }: TurnedFrame): Box | undefined {
+  if (text.length === 0) return undefined;
+  const onCanvas = text.map((p) => turnPoint({ x: p.x - margin, y: p.y - margin }, turn, source, canvas));
+  const box = boundingBox(onCanvas);
+  const room = TEXT_ROOM * Math.max(box.x1 - box.x0, box.y1 - box.y0) + margin;
+  return {
+    x0: Math.max(0, Math.floor(box.x0 - room + margin)),
+    y0: Math.max(0, Math.floor(box.y0 - room + margin)),
+    x1: Math.min(canvas.width + 2 * margin, Math.ceil(box.x1 + room + margin)),
+    y1: Math.min(canvas.height + 2 * margin, Math.ceil(box.y1 + room + margin)),
+  };
 }

@@ -37,9 +37,10 @@ const MAX_LINE_DEGREES = 25;
 /**
  * Perspective under which a page is read as it lies: the local scale over its text varies by
  * less than this factor (flat scans, and photos taken nearly square on, which the detector reads
- * well).
+ * well). The lines' heights tell less than the tilt's whole effect: a real photo tilted 30°
+ * measured 1.26 and, read as it lay, lost its name's line; seen flat, it read it.
  */
-const MIN_SCALE_RATIO = 1.3;
+const MIN_SCALE_RATIO = 1.2;
 /** The vanishing line is kept this far outside the text: beyond it the flat view would blow up. */
 const MIN_DEPTH = 0.25;
 /** Residuals beyond this many median deviations are not rows (merged blobs, headings). */

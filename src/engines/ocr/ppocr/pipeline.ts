@@ -7,18 +7,21 @@
  * turned straight once (see orientation.ts) and read as it then lies. A page photographed at a
  * slant (its rows converging, its far rows shorter) is then detected once more in its flat view
  * (see perspective.ts), the audit's reading too, and its lines are cut flat from the page as
- * sent. The quarter turn is found from what was read: after the classifier has turned each line the right way up, the direction most
- * of the text runs in says how the page lies. A page read at a turn already known (the
- * de-identification audit) is turned by it and read upright.
+ * sent. The page's whole turn, over the full circle, comes from three votes: the skew from the
+ * detector's map turns its lines level (or plumb lines level), the direction classifier's votes
+ * on the straightened lines say whether it then stands upside down (its lines are read from their
+ * other ends), and the direction most of the read text runs in settles the quarter turn (text
+ * the detector saw plumb). A page read at a turn already known (the de-identification audit) is
+ * turned by it and read upright.
  */
 import ort from 'onnxruntime-node';
-import type { OcrPage, PageLie, PagePerspective } from '../../types.js';
+import type { Box, OcrPage, PageLie, PagePerspective } from '../../types.js';
 import { closerSide, detectionInput, findsAgain, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
-import { decodeRgb, warpRgb, type RgbImage } from './image.js';
+import { cropRgb, decodeRgb, warpRgb, type RgbImage } from './image.js';
 import { homography, project } from './geometry.js';
 import { estimatePerspective, flatView, turnedPerspective } from './perspective.js';
 import { readAlphabet, type PpOcrModelFiles } from './models.js';
-import { pageRotation, straighteningTurn } from './orientation.js';
+import { pageRotation, straighteningTurn, textOutline, textRegion } from './orientation.js';
 import { boundingBox, normalDegrees, quadOf, turnedSize, turnPoint, unturnPoint, type Point, type Quad } from '../plane.js';
 import { assemblePage } from './page.js';
 import type { OcrDevice } from './prepared.js';
@@ -95,12 +98,12 @@ export interface ReadHow {
 export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings: PipelineSettings, { lie, asItLies }: ReadHow, signal: AbortSignal): Promise<OcrPage> {
   const sent = await decodeRgb(bytes, PAGE_MARGIN);
   const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
-  const linesAt = (turn: number) => detectLines(models, bytes, sent, detectionTurn(turn), settings, signal);
+  const linesAt = (turn: number, text?: readonly Point[]) => detectLines(models, bytes, sent, detectionTurn(turn), settings, signal, text);
   let turn = lie?.rotation ?? 0;
   let lines = await linesAt(turn);
   if (lie === undefined) {
     turn = straighteningTurn(lines.probability, lines.input, settings.detection.threshold);
-    if (detectionTurn(turn) !== lines.turn) lines = await linesAt(turn);
+    if (detectionTurn(turn) !== lines.turn) lines = await linesAt(turn, lines.text);
   }
   if (!asItLies) lines = (await flatLines(models, sent, lines, turn, lie, settings, signal)) ?? lines;
   // A page read as it is known to lie is turned upright: its lines need no classifier.
@@ -138,6 +141,8 @@ interface DetectedLines {
   input: DetectionInput;
   /** Each line in the page as sent (with its margin), where it is cut from. */
   cuts: LineCut[];
+  /** Where the map shows text, in the page as sent (see textOutline). */
+  text: Point[];
   /** Detector pixels per page pixel (of its nearest text, in a flat view), at most 1. */
   scale: number;
   /** The perspective of the turned page, when the lines were detected in its flat view. */
@@ -151,18 +156,60 @@ const scaleOf = (input: DetectionInput) => Math.min(1, 1 / Math.max(input.scaleX
  * The lines of the page turned `turn` degrees, as the detector sees them there, carried back onto
  * the page as sent: a skewed page is detected straight, and its lines are still cut from the
  * pixels as sent (a line resampled twice, turned and then cut, lost two digits of a number).
+ * Where the page's `text` was seen already (its outline as sent), only the part of the turned
+ * page around it is detected, the side limit spent on it (see textRegion); the whole turned page
+ * is, as before, when lines found there run into the part's cut edges (text the first look
+ * missed: far small print of a page turned 45° and tilted).
  */
-async function detectLines(models: PpOcrModels, bytes: Uint8Array, sent: RgbImage, turn: number, settings: PipelineSettings, signal: AbortSignal): Promise<DetectedLines> {
-  const image = turn ? await decodeRgb(bytes, PAGE_MARGIN, turn) : sent;
-  const { input, probability, quads: turnedQuads } = await detectLegibly(models, image, detectionSide(settings.detection.maxSide, image, sent), settings, signal);
-  const canvas = { width: image.width - 2 * PAGE_MARGIN, height: image.height - 2 * PAGE_MARGIN };
+async function detectLines(
+  models: PpOcrModels,
+  bytes: Uint8Array,
+  sent: RgbImage,
+  turn: number,
+  settings: PipelineSettings,
+  signal: AbortSignal,
+  text?: readonly Point[],
+): Promise<DetectedLines> {
+  const turned = turn ? await decodeRgb(bytes, PAGE_MARGIN, turn) : sent;
+  const canvas = { width: turned.width - 2 * PAGE_MARGIN, height: turned.height - 2 * PAGE_MARGIN };
   const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
+  const detectIn = async (region: Box | undefined) => {
+    const image = region ? cropRgb(turned, region) : turned;
+    const side = region ? settings.detection.maxSide : detectionSide(settings.detection.maxSide, image, sent);
+    return { region, ...(await detectLegibly(models, image, side, settings, signal)) };
+  };
+  const region = text && textRegion(text, turn, { source, canvas, margin: PAGE_MARGIN });
+  let seen = await detectIn(region);
+  if (region && seen.quads.some((quad) => reachesCut(quad, region, turned))) seen = await detectIn(undefined);
+  const { probability, input, quads: found } = seen;
+  const [dx, dy] = seen.region ? [seen.region.x0, seen.region.y0] : [0, 0];
   const back = (p: Point): Point => {
-    const { x, y } = unturnPoint({ x: p.x - PAGE_MARGIN, y: p.y - PAGE_MARGIN }, turn, canvas, source);
+    const { x, y } = unturnPoint({ x: p.x + dx - PAGE_MARGIN, y: p.y + dy - PAGE_MARGIN }, turn, canvas, source);
     return { x: x + PAGE_MARGIN, y: y + PAGE_MARGIN };
   };
-  const quads = turn ? turnedQuads.map((quad) => quad.map(back) as Quad) : turnedQuads;
-  return { turn, probability, input, cuts: quads.map(cutAlong), scale: scaleOf(input) };
+  const moved = turn !== 0 || seen.region !== undefined;
+  const outline = textOutline(probability, input, settings.detection.threshold);
+  return {
+    turn,
+    probability,
+    input,
+    cuts: (moved ? found.map((quad) => quad.map(back) as Quad) : found).map(cutAlong),
+    text: moved ? outline.map(back) : outline,
+    scale: scaleOf(input),
+  };
+}
+
+/** Whether a line found in `region` of `image` comes within the page's margin of an edge where the region cuts the image. */
+function reachesCut(quad: Quad, region: Box, image: RgbImage): boolean {
+  const width = region.x1 - region.x0;
+  const height = region.y1 - region.y0;
+  return quad.some(
+    ({ x, y }) =>
+      (region.x0 > 0 && x < PAGE_MARGIN) ||
+      (region.y0 > 0 && y < PAGE_MARGIN) ||
+      (region.x1 < image.width && x > width - PAGE_MARGIN) ||
+      (region.y1 < image.height && y > height - PAGE_MARGIN),
+  );
 }
 
 /**
@@ -235,7 +282,7 @@ async function flatLines(
   const input = await detectionInput(image, Math.max(image.width, image.height));
   const { probability, quads: flatQuads } = await detect(models, input, settings, signal);
   const cuts = flatQuads.map((quad) => ({ quad: quad.map((p) => project(fromFlat, p)) as Quad, aspect: cutAlong(quad).aspect }));
-  return { turn, probability, input, cuts, scale: view.scale, perspective };
+  return { turn, probability, input, cuts, text: lines.text, scale: view.scale, perspective };
 }
 
 /**

@@ -55,7 +55,7 @@ describe("a page's perspective, from its lines", () => {
     expect(estimatePerspective(formLines(), PAGE)).toBeUndefined();
   });
 
-  it('leaves a page tilted too slightly to matter (its scale varies by under a third)', () => {
+  it('leaves a page tilted too slightly to matter (its scale varies by under a fifth)', () => {
     const { place, size } = tilted('left', 15);
     expect(estimatePerspective(formLines().map((quad) => quad.map(place) as Quad), size)).toBeUndefined();
   });

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { decodeCtc } from '../../../../src/engines/ocr/ppocr/ctc.js';
 import type { Quad } from '../../../../src/engines/ocr/plane.js';
 import type { DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
-import { pageRotation, straighteningTurn } from '../../../../src/engines/ocr/ppocr/orientation.js';
+import { pageRotation, straighteningTurn, textOutline, textRegion } from '../../../../src/engines/ocr/ppocr/orientation.js';
 import { turnedHalf, upsideDownVote } from '../../../../src/engines/ocr/ppocr/recognize.js';
 import { assemblePage, type ReadFrame } from '../../../../src/engines/ocr/ppocr/page.js';
-import { turnedSize, type QuarterTurn } from '../../../../src/engines/ocr/plane.js';
+import { boundingBox, turnedSize, turnPoint, type QuarterTurn } from '../../../../src/engines/ocr/plane.js';
 import type { LineReading } from '../../../../src/engines/ocr/ppocr/recognize.js';
 
 /** The best path of `best` classes, each read with `probability`. */
@@ -214,5 +214,55 @@ describe('a page read one way round', () => {
 
   it('reads a line from its other end by a half turn of its quad', () => {
     expect(turnedHalf(quad(0, 0, 400, 48))[0]).toEqual({ x: 400, y: 48 });
+  });
+});
+
+describe("the part of a turned page that holds its text", () => {
+  // A 1000 × 600 page (16 px of margin all round) whose text fills 200–800 × 100–500.
+  const source = { width: 1000, height: 600 };
+  const margin = 16;
+  const text = [quad(200 + margin, 100 + margin, 800 + margin, 140 + margin), quad(200 + margin, 460 + margin, 500 + margin, 500 + margin)].flat();
+
+  it("is outlined by each row's first and last text pixel of the detector's map, in page pixels", () => {
+    // A 10 × 6 map of a page twice its size: text in rows 1–2, columns 3–6, and one pixel at (8, 4).
+    const probability = new Float32Array(60);
+    for (const y of [1, 2]) for (let x = 3; x <= 6; x++) probability[y * 10 + x] = 0.9;
+    probability[4 * 10 + 8] = 0.5;
+    const outline = textOutline(probability, { tensor: new Float32Array(0), width: 10, height: 6, scaleX: 2, scaleY: 2 }, 0.3);
+    expect(boundingBox(outline)).toEqual({ x0: 6, y0: 2, x1: 18, y1: 10 });
+    expect(outline).toHaveLength(12);
+    expect(textOutline(new Float32Array(60), { tensor: new Float32Array(0), width: 10, height: 6, scaleX: 2, scaleY: 2 }, 0.3)).toEqual([]);
+  });
+
+  it('is the text turned with the page, with room all round, within the turned image', () => {
+    const canvas = turnedSize(source, 90);
+    // Turned a quarter clockwise, x = 600 − y and y = x: the text spans 100–500 across and 200–800 down.
+    const room = 0.05 * 600 + margin;
+    expect(textRegion(text, 90, { source, canvas, margin })).toEqual({
+      x0: Math.floor(100 - room + margin),
+      y0: Math.floor(200 - room + margin),
+      x1: Math.ceil(500 + room + margin),
+      y1: Math.ceil(800 + room + margin),
+    });
+    expect(textRegion([], 90, { source, canvas, margin })).toBeUndefined();
+  });
+
+  it('holds all the text turned by any angle, and stops at the image', () => {
+    for (const turn of [30, 135, 200, 315]) {
+      const canvas = turnedSize(source, turn);
+      const region = textRegion(text, turn, { source, canvas, margin })!;
+      const corners = text.map((p) => turnPoint({ x: p.x - margin, y: p.y - margin }, turn, source, canvas));
+      for (const { x, y } of corners) {
+        expect(x + margin).toBeGreaterThan(region.x0 + margin);
+        expect(x + margin).toBeLessThan(region.x1 - margin);
+        expect(y + margin).toBeGreaterThan(region.y0 + margin);
+        expect(y + margin).toBeLessThan(region.y1 - margin);
+      }
+      // The text's turned box, and no more than its room beyond it.
+      const xs = corners.map((p) => p.x);
+      expect(region.x1 - region.x0).toBeLessThan(Math.max(...xs) - Math.min(...xs) + 2 * (0.05 * 1000 + 2 * margin));
+    }
+    const edge = quad(margin, margin, 1000 + margin, 600 + margin);
+    expect(textRegion(edge, 0, { source, canvas: source, margin })).toEqual({ x0: 0, y0: 0, x1: 1000 + 2 * margin, y1: 600 + 2 * margin });
   });
 });
