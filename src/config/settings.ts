@@ -461,7 +461,7 @@ export const SETTINGS = {
       env: 'OCR_WORKER_MAX_JOBS',
       type: types.positiveInt,
       default: 200,
-      doc: 'pages a worker reads before it is replaced (bounds its WASM heap)',
+      doc: "tesseract.js: pages a worker reads before it is replaced (bounds its WASM heap, which only grows). PP-OCR workers are kept: onnxruntime's memory stops growing at the largest page, and a new worker leaves the old one's freed memory in the process",
     }),
     startTimeoutMs: setting({
       env: 'OCR_START_TIMEOUT_MS',

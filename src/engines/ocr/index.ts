@@ -40,7 +40,6 @@ export function ppOcrSettings(settings: OcrSettings): PpOcrSettings {
     precision: settings.precision,
     detection: { ...DETECTION_DEFAULTS, maxSide: settings.detectionMaxSide },
     batchSize: settings.batch,
-    workerMaxJobs: settings.workerMaxJobs,
     startTimeoutMs: settings.startTimeoutMs,
   };
 }

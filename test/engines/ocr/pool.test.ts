@@ -49,6 +49,15 @@ describe('OCR worker pool', () => {
     expect(created.every((worker) => worker.terminated)).toBe(true);
   });
 
+  it('keeps a worker for good when it has no page limit (PP-OCR\'s)', async () => {
+    const { workers, created } = pool(1, Number.POSITIVE_INFINITY, 'cooperative');
+    await workers.start(1000);
+    for (let i = 0; i < 1000; i++) await workers.use(live, async () => undefined);
+    expect(created).toHaveLength(1);
+    expect(created[0]!.terminated).toBe(false);
+    await workers.close();
+  });
+
   it('runs at most `size` pages at once', async () => {
     const { workers } = pool(2, 100);
     let running = 0;

@@ -21,8 +21,6 @@ export interface PpOcrSettings extends PipelineSettings {
   /** `int8`: the recogniser's dense convolutions in 8-bit integers, on the CPU, when it was prepared so. */
   precision: OcrPrecision;
   workers: number;
-  /** A worker is replaced after this many pages. */
-  workerMaxJobs: number;
   startTimeoutMs: number;
 }
 
@@ -92,6 +90,14 @@ class PageReader implements PoolWorker {
   }
 }
 
+/**
+ * A PP-OCR worker is kept however many pages it reads (it is replaced only after a page fails in
+ * it): onnxruntime's buffers grow only to the largest page the side limits allow, while a fresh
+ * worker's threads take malloc arenas of their own and the old worker's freed memory stays
+ * behind in the process, so each replacement raised the gateway's resident memory for good.
+ */
+const PAGES_BEFORE_REPLACEMENT = Number.POSITIVE_INFINITY;
+
 export class PpOcrEngine implements OcrEngine {
   readonly name = 'ocr' as const;
   private readonly lifecycle = new EngineLifecycle('loading the PP-OCR models into the OCR workers');
@@ -134,7 +140,7 @@ export class PpOcrEngine implements OcrEngine {
       return this.fail(missing ? 'unavailable' : 'failed', error instanceof Error ? error.message : String(error));
     }
     if (this.closed) return;
-    this.pool = new WorkerPool(() => PageReader.start(config), this.settings.workers, this.settings.workerMaxJobs, 'cooperative');
+    this.pool = new WorkerPool(() => PageReader.start(config), this.settings.workers, PAGES_BEFORE_REPLACEMENT, 'cooperative');
     const started = Date.now();
     try {
       await this.pool.start(this.settings.startTimeoutMs);

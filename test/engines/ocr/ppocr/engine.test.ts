@@ -32,7 +32,6 @@ const SETTINGS: PpOcrSettings = {
   precision: 'int8',
   detection: DETECTION_DEFAULTS,
   batchSize: 6,
-  workerMaxJobs: 100,
   startTimeoutMs: 60_000,
 };
 /** The models as npm install prepared them. */
