@@ -47,6 +47,8 @@ export function toRaster(box: Box, read: ReadFrame, raster: RasterFrame): Quad {
 const ESTIMATED_PAD = 0.5;
 /** Vertical padding of such a box: a text layer's line box ends at the font's baseline area, above the descenders (the tail of "Zhang"'s g). */
 const ESTIMATED_PAD_Y = 0.3;
+/** Vertical padding every box keeps, in line heights (and 4 px at least), whatever stands above and below it. */
+const LEAST_PAD_Y = 0.1;
 
 /**
  * Grown on every side: Chinese word boxes can be a dozen pixels off at 2000 px, and a stroke
@@ -59,15 +61,21 @@ const ESTIMATED_PAD_Y = 0.3;
  * half a line height on both sides, up to the next word (in proportional print the estimate
  * missed where "Linda" begins by 13 px at 200 dpi), and by 0.3 of it above and below. A `code`
  * (an ID number) is padded as much: on a photo the detector may end a faint number's line before
- * its last digit, or slant it a degree off its print.
+ * its last digit, or slant it a degree off its print. That wider padding above and below stops
+ * where a word of the line above or below begins (`room.y0`, `room.y1`, given where boxes hold
+ * their glyphs): on a page whose lines are set close it would cover the top or foot of the next
+ * line's words (a diagnosis under an ID number). The least padding stays whatever stands there.
  */
 export function padded(box: Box, room: Room = { x0: undefined, x1: undefined }, estimated = false, code = false): Box {
   const height = box.y1 - box.y0;
   const padX = Math.max(6, (estimated || code ? ESTIMATED_PAD : 0.15) * height);
-  const padY = Math.max(4, (estimated || code ? ESTIMATED_PAD_Y : 0.1) * height);
+  const leastPadY = Math.max(4, LEAST_PAD_Y * height);
+  const padY = estimated || code ? Math.max(leastPadY, ESTIMATED_PAD_Y * height) : leastPadY;
   const fillLeft = room.x0 === undefined ? box.x0 : Math.max((room.x0 + box.x0) / 2, box.x0 - height);
   const x0 = Math.min(box.x0 - padX, fillLeft);
   const rightLimit = room.x1 === undefined ? Infinity : estimated ? room.x1 : (box.x1 + room.x1) / 2;
   const x1 = Math.max(box.x1, Math.min(box.x1 + padX, rightLimit));
-  return { x0, y0: box.y0 - padY, x1, y1: box.y1 + padY };
+  const y0 = Math.min(box.y0 - leastPadY, Math.max(box.y0 - padY, room.y0 ?? -Infinity));
+  const y1 = Math.max(box.y1 + leastPadY, Math.min(box.y1 + padY, room.y1 ?? Infinity));
+  return { x0, y0, x1, y1 };
 }

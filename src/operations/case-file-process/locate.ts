@@ -11,16 +11,20 @@ import {
   cellBelow, endsLine, findPersonalData, firstWordRightOf, heightOf, pageLines, RIGHT_REACH_HEIGHTS, spanBox, union, UNREAD_VALUE_RULE, wordsRightOf,
   type OpenLabel, type PageLine, type PersonalKind,
 } from '../personal-data/index.js';
+import { isQuarterTurn } from '../../engines/ocr/index.js';
 import { GatewayError } from '../../errors.js';
 
 /**
- * The blank beside a datum on its line: where the word before it ends and the word after it
- * begins (OCR frame), undefined on a side where there is no such word or the datum is glued
- * into one.
+ * The blank around a datum (OCR frame): on its line, where the word before it ends and the word
+ * after it begins, undefined on a side where there is no such word or the datum is glued into
+ * one; above and below, where the nearest word of another line within its paint's reach ends
+ * and begins, undefined where there is none or the page was not read as printed (readAsPrinted).
  */
 export interface Room {
   x0: number | undefined;
   x1: number | undefined;
+  y0?: number | undefined;
+  y1?: number | undefined;
 }
 
 export interface PersonalRegion {
@@ -83,9 +87,40 @@ function roomAround(line: PageLine, start: number, end: number): Room {
   };
 }
 
+/** How far sideways a datum's paint may reach, in line heights: its padding, and the blank it fills to the left (geometry.ts). */
+const SIDE_REACH_HEIGHTS = 1;
+
+/**
+ * The blank above and below a box up to the nearest words of other lines that stand over or
+ * under it: a word whose middle is above the box's top bounds it above, one whose middle is
+ * below its bottom bounds it below (a word of the same row, read as another line, does neither).
+ */
+function blankAboveAndBelow(lines: readonly PageLine[], own: PageLine, box: Box): Pick<Room, 'y0' | 'y1'> {
+  const reach = SIDE_REACH_HEIGHTS * heightOf(box);
+  let y0: number | undefined;
+  let y1: number | undefined;
+  for (const word of lines.flatMap((line) => (line === own ? [] : line.boxes))) {
+    if (word.x1 <= box.x0 - reach || word.x0 >= box.x1 + reach) continue;
+    const middle = (word.y0 + word.y1) / 2;
+    if (middle < box.y0) y0 = Math.max(y0 ?? -Infinity, word.y1);
+    else if (middle > box.y1) y1 = Math.min(y1 ?? Infinity, word.y0);
+  }
+  return { y0, y1 };
+}
+
+/**
+ * Whether the page was read as it was printed, upright or a quarter turn from it: there its words'
+ * boxes hold their glyphs. A photo read at a slant or in a flat view has its boxes carried
+ * through a turn or a perspective, a few pixels off its print: a neighbour's box there is no
+ * bound for a datum's paint.
+ */
+const readAsPrinted = (page: OcrPage) => isQuarterTurn(page.rotation) && !page.perspective;
+
 export function personalRegions(page: OcrPage): PersonalRegion[] {
   const regions: PersonalRegion[] = [];
-  for (const line of pageLines(page)) {
+  const lines = pageLines(page);
+  const boundingLines = readAsPrinted(page) ? lines : [];
+  for (const line of lines) {
     const findings = findPersonalData(line.text);
     for (const detection of findings.detections) {
       const end = throughTrailingPunctuation(line, detection.end);
@@ -94,7 +129,7 @@ export function personalRegions(page: OcrPage): PersonalRegion[] {
       if (!box) throw new GatewayError('deidentification_failed', 'personal data was read that cannot be placed on the page; the file is withheld');
       const evidence = detection.rule === UNREAD_VALUE_RULE ? 'layout' : 'text';
       const text = line.text.slice(detection.start, detection.end);
-      const room = roomAround(line, detection.start, end);
+      const room = { ...roomAround(line, detection.start, end), ...blankAboveAndBelow(boundingLines, line, box) };
       regions.push({ box, kind: detection.kind, evidence, room, text, ...(isEstimated(page, line, detection.start, end) ? { estimated: true } : {}) });
       if (isPartOfCode(detection.kind, text)) regions.push(...restOfField(box, room, detection.kind));
     }
@@ -121,7 +156,9 @@ function restOfField(box: Box, room: Room, kind: PersonalKind): PersonalRegion[]
   const height = heightOf(box);
   const x1 = room.x1 ?? box.x1 + RIGHT_REACH_HEIGHTS * height;
   if (x1 - box.x1 < MIN_BLANK_FIELD_HEIGHTS * height) return [];
-  return [{ box: { x0: box.x1, y0: box.y0, x1, y1: box.y1 }, kind, evidence: 'layout', text: '' }];
+  // On the datum's line: the lines above and below it bound this paint as they bound the datum's.
+  const besideLines: Room = { x0: undefined, x1: undefined, y0: room.y0, y1: room.y1 };
+  return [{ box: { x0: box.x1, y0: box.y0, x1, y1: box.y1 }, kind, evidence: 'layout', room: besideLines, text: '' }];
 }
 
 /** Runs of characters of one word that no detection took, as [start, end) of the line. */

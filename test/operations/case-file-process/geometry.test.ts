@@ -91,6 +91,17 @@ describe('OCR frame to raster', () => {
     // Neighbours whose boxes reach into the datum's: the usual padding to the left, none to the right.
     expect(padded(box, { x0: 120, x1: 190 })).toMatchObject({ x0: 94, x1: 200 });
   });
+
+  it('pads an ID number up and down only as far as the nearest word of the line above and below, never nearer than the least padding', () => {
+    const box = { x0: 100, y0: 100, x1: 200, y1: 140 };
+    // An ID number (code): 12 px of padding wanted on each side; the next line's words begin 8 px below it.
+    expect(padded(box, { x0: undefined, x1: undefined, y0: 90, y1: 148 }, false, true)).toMatchObject({ y0: 90, y1: 148 });
+    // Lines farther off than the padding do not cut it.
+    expect(padded(box, { x0: undefined, x1: undefined, y0: 20, y1: 200 }, false, true)).toMatchObject({ y0: 88, y1: 152 });
+    // Neighbours whose boxes touch or reach into the datum's: the least padding (0.1 of the height, 4 px at least) stays.
+    expect(padded(box, { x0: undefined, x1: undefined, y0: 110, y1: 141 }, false, true)).toMatchObject({ y0: 96, y1: 144 });
+    expect(padded(box, { x0: undefined, x1: undefined, y0: 110, y1: 141 })).toMatchObject({ y0: 96, y1: 144 });
+  });
 });
 
 describe('lines and character boxes', () => {
@@ -160,6 +171,36 @@ describe('label-value layout', () => {
     ]);
     const whole = page([word('门诊号', 0, 0, 120, 0), word('90051065', 130, 0, 290, 0), word('科室', 400, 0, 480, 0)]);
     expect(personalRegions(whole).map((region) => region.evidence)).toEqual(['text']);
+  });
+
+  /** An ID number with a line set close above and below it: its age, and its diagnosis. */
+  const numberBetweenLines = [word('年龄:67岁', 0, 0, 200, 0), word('病历号:', 0, 45, 140, 1), word('00931562', 150, 45, 310, 1), word('临床诊断:右肺上叶腺癌', 0, 92, 400, 3)];
+
+  it('bounds a datum above and below by the words of other lines that stand over or under it, not by words of its row or far to its side', () => {
+    // The same row read as another line, a little lower: its middle lies within the number's box;
+    // and below, but more than a line height to the right of the number: out of its paint's reach.
+    const ocr = page([...numberBetweenLines, word('科室:内科', 400, 50, 560, 2), word('送检医生', 400, 88, 560, 4)]);
+    const [number] = personalRegions(ocr);
+    expect(number).toMatchObject({ text: '00931562', room: { y0: 40, y1: 92 } });
+    expect(padded(number!.box, number!.room, false, true)).toMatchObject({ y0: 40, y1: 92 });
+  });
+
+  it.each([
+    ['turned by other than a quarter turn', { rotation: 30 }],
+    ['seen in its flat view', { perspective: { p: 0.0002, q: 0.0001 } }],
+  ] as const)('leaves a datum its whole padding on a page read %s, where a neighbour\'s box is a few pixels off its print', (_, lie) => {
+    expect(personalRegions(page(numberBetweenLines, { rotation: 90 }))[0]!.room).toMatchObject({ y0: 40, y1: 92 });
+    const [number] = personalRegions(page(numberBetweenLines, lie));
+    expect(number!.room).toMatchObject({ y0: undefined, y1: undefined });
+    expect(padded(number!.box, number!.room, false, true)).toMatchObject({ y0: 33, y1: 97 });
+  });
+
+  it('the rest of a code\'s field is bounded by the lines above and below as the code is', () => {
+    const ocr = page([word('年龄:67岁', 150, 0, 350, 0), word('床号', 0, 42, 80, 1), word('23', 90, 42, 130, 1), word('采样时间', 100, 86, 260, 2)]);
+    expect(personalRegions(ocr).map((region) => [region.evidence, region.room])).toEqual([
+      ['text', { x0: 80, x1: undefined, y0: 40, y1: 86 }],
+      ['layout', { x0: undefined, x1: undefined, y0: 40, y1: 86 }],
+    ]);
   });
 
   it('a label whose value was not read takes the blank up to the next word on its line, when that is a field wide', () => {

@@ -43,6 +43,8 @@ describe('labelled values: OCR-noisy separators and labels', () => {
     ['姓名∶张三', '张三'],
     ['姓名:孟丁科别:儿科', '孟丁'],
     ['医师签名:许立新记录日期: 2016-08-20', '许立新'],
+    // The next cell's label, read glued to the name.
+    ['送检医生：刘洋收到日期：2024-03-14', '刘洋'],
     ['姓 名 : 张 三 性 别 : 男', '张 三'],
     ['NAME: ZHANG SAN SEX: M', 'ZHANG SAN'],
     ['Signed by: Alice Wong MD', 'Alice Wong'],
