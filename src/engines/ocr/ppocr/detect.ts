@@ -8,6 +8,7 @@
  */
 import { insideQuad, pointInQuad, type Point, type Quad } from '../plane.js';
 import { distance, lineQuad, minAreaRect, unclip, type RotatedRect } from './geometry.js';
+import { EVEN_GAIN } from '../lighting.js';
 import { detectorView, type RgbImage } from './image.js';
 
 export interface DetectionSettings {
@@ -100,21 +101,32 @@ function shareInside(line: Quad, lines: readonly Quad[]): number {
 
 const roundTo32 = (value: number) => Math.max(32, Math.round(value / 32) * 32);
 
-/** The page scaled for the detector, as a 1×3×H×W tensor in BGR order. */
+/** Per byte value, each tensor channel's (blue, green, red) normalised value: (v / 255 − mean) / deviation. */
+const NORMALISED = [0, 1, 2].map((c) => {
+  const scale = 1 / (255 * STD[c]!);
+  const shift = MEAN[c]! / STD[c]!;
+  return Float32Array.from({ length: 256 }, (_, value) => value * scale - shift);
+}) as [Float32Array, Float32Array, Float32Array];
+
+/**
+ * The page scaled for the detector, as a 1×3×H×W tensor in BGR order: each despeckled pixel
+ * evenly lit (divided by its brightness, as lightEvenly does, clipped to a byte) and normalised
+ * in one pass.
+ */
 export async function detectionInput(image: RgbImage, maxSide: number): Promise<DetectionInput> {
   const scale = Math.min(1, maxSide / Math.max(image.width, image.height));
   const width = roundTo32(image.width * scale);
   const height = roundTo32(image.height * scale);
-  const resized = await detectorView(image, width, height);
+  const { despeckled, brightness } = await detectorView(image, width, height);
   const plane = width * height;
   const tensor = new Float32Array(3 * plane);
-  const { data } = resized;
-  for (let c = 0; c < 3; c++) {
-    // BGR: channel 0 of the tensor is the blue byte.
-    const source = 2 - c;
-    const scale = 1 / (255 * STD[c]!);
-    const shift = MEAN[c]! / STD[c]!;
-    for (let i = 0; i < plane; i++) tensor[c * plane + i] = data[i * 3 + source]! * scale - shift;
+  const { data } = despeckled;
+  const [blue, green, red] = NORMALISED;
+  for (let i = 0, p = 0; i < plane; i++, p += 3) {
+    const gain = EVEN_GAIN[brightness[i]!]!;
+    tensor[i] = blue[Math.min(255, data[p + 2]! * gain) | 0]!;
+    tensor[plane + i] = green[Math.min(255, data[p + 1]! * gain) | 0]!;
+    tensor[2 * plane + i] = red[Math.min(255, data[p]! * gain) | 0]!;
   }
   return { tensor, width, height, scaleX: image.width / width, scaleY: image.height / height };
 }
