@@ -178,12 +178,13 @@ async function surviving(encoded: Buffer, painted: readonly Located[], earlierTe
   const nicked = nickedWords(work.reading, work.raster, paint);
   const { rotation, perspective } = work.reading;
   return work.dataByEachReader(image, { rotation, ...(perspective ? { perspective } : {}) }, (reading, reader) => {
-    const share = readShare(expected, reading, frame);
+    const readAgain = charsReadAgain(reading, frame);
+    const share = readShare(expected, readAgain);
     if (share !== undefined) {
       work.onReadShare?.(reader, share);
       if (share < work.minReadShare) throw blindAudit(work, share);
     }
-    if (reader === 'first') requireNickedReadAgain(nicked, reading, frame, work);
+    if (reader === 'first') requireNickedReadAgain(nicked, readAgain, work);
     return locate(reading, frame, 'text').filter((item) => coveredShare(item.core, paint) < COVERED && !isEarlierTextReadAgain(item, earlierText, paint));
   });
 }
@@ -203,8 +204,7 @@ const comparableChars = (text: string): string[] => [...text.normalize('NFKC').t
  * again at the same place: its characters found among those of the words it read over each of
  * them, as a share of theirs; undefined when too little text lies outside the paint to tell.
  */
-export function readShare(expected: ReadonlyArray<Pick<EarlierText, 'core' | 'text'>>, reading: OcrPage, frame: RasterFrame): number | undefined {
-  const readAgain = charsReadAgain(reading, frame);
+function readShare(expected: ReadonlyArray<Pick<EarlierText, 'core' | 'text'>>, readAgain: CharsReadAgain): number | undefined {
   let total = 0;
   let found = 0;
   for (const item of expected) {
@@ -214,8 +214,11 @@ export function readShare(expected: ReadonlyArray<Pick<EarlierText, 'core' | 'te
   return total < MIN_TEXT_TO_COMPARE ? undefined : found / total;
 }
 
-/** How many of an earlier text's characters this reading read again over it (see readShare). */
-function charsReadAgain(reading: OcrPage, frame: RasterFrame): (item: Pick<EarlierText, 'core' | 'text'>) => number {
+/** How many of an earlier text's characters a reading read again over it. */
+type CharsReadAgain = (item: Pick<EarlierText, 'core' | 'text'>) => number;
+
+/** CharsReadAgain of `reading`, its words placed once for all the texts asked about. */
+function charsReadAgain(reading: OcrPage, frame: RasterFrame): CharsReadAgain {
   const words = reading.words.map((word) => {
     const quad = toRaster(word.box, reading, frame);
     return { quad, bounds: boundingBox(quad), text: word.text };
@@ -249,8 +252,7 @@ function nickedWords(reading: OcrPage, raster: RasterFrame, paint: readonly Quad
  * The first reader reads the page again in the same view: a nicked word it does not read again at
  * all is one the paint has changed past reading, and what is left of it cannot be vouched for.
  */
-function requireNickedReadAgain(nicked: readonly EarlierText[], reading: OcrPage, frame: RasterFrame, work: PageWork): void {
-  const readAgain = charsReadAgain(reading, frame);
+function requireNickedReadAgain(nicked: readonly EarlierText[], readAgain: CharsReadAgain, work: PageWork): void {
   if (nicked.some((word) => readAgain(word) === 0)) {
     throw new UnreadablePage(`page ${work.pageNumber}: text the paint covers in part could not be read again, so what is left of it cannot be vouched for; the file is withheld`);
   }
