@@ -103,7 +103,7 @@ export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings:
   let lines = await linesAt(turn);
   if (lie === undefined) {
     turn = straighteningTurn(lines.probability, lines.input, settings.detection.threshold);
-    if (detectionTurn(turn) !== lines.turn) lines = await linesAt(turn, lines.text);
+    if (detectionTurn(turn) !== lines.turn) lines = await linesAt(turn, lines.text());
   }
   if (!asItLies) lines = (await flatLines(models, sent, lines, turn, lie, settings, signal)) ?? lines;
   // A page read as it is known to lie is turned upright: its lines need no classifier.
@@ -141,8 +141,8 @@ interface DetectedLines {
   input: DetectionInput;
   /** Each line in the page as sent (with its margin), where it is cut from. */
   cuts: LineCut[];
-  /** Where the map shows text, in the page as sent (see textOutline). */
-  text: Point[];
+  /** Where the map shows text, in the page as sent (see textOutline): worked out only for a page that must be detected again turned. */
+  text: () => Point[];
   /** Detector pixels per page pixel (of its nearest text, in a flat view), at most 1. */
   scale: number;
   /** The perspective of the turned page, when the lines were detected in its flat view. */
@@ -188,13 +188,16 @@ async function detectLines(
     return { x: x + PAGE_MARGIN, y: y + PAGE_MARGIN };
   };
   const moved = turn !== 0 || seen.region !== undefined;
-  const outline = textOutline(probability, input, settings.detection.threshold);
+  const outlineAsSent = () => {
+    const outline = textOutline(probability, input, settings.detection.threshold);
+    return moved ? outline.map(back) : outline;
+  };
   return {
     turn,
     probability,
     input,
     cuts: (moved ? found.map((quad) => quad.map(back) as Quad) : found).map(cutAlong),
-    text: moved ? outline.map(back) : outline,
+    text: outlineAsSent,
     scale: scaleOf(input),
   };
 }
