@@ -109,7 +109,7 @@ async function startServices({ config, logger, operations = GATEWAY_OPERATIONS, 
     engines,
     stores,
     // The console's uploads are read from the store; every other URL is fetched safely.
-    fetcher: withLocalFiles(fetcher, uploads.read),
+    fetcher: withLocalFiles(fetcher, uploads.open, downloads),
     documentLimits: { maxPages: config.ocr.maxPages, maxPagePixels: config.ocr.maxPagePixels, pdfHeapMb: config.ocr.pdfHeapMb, pdfPageTimeoutMs: config.ocr.pdfPageTimeoutMs },
   };
   const audit = new AuditTrail(stores.audit, logger);

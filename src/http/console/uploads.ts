@@ -1,9 +1,8 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
 import { GatewayError } from '../../errors.js';
-import { SNIFF_BYTES, sniffMedia, type DownloadBudget, type MediaKind, type SniffedMedia } from '../../platform/fetch/index.js';
+import { SNIFF_BYTES, sniffMedia, type DownloadBudget, type LocalFile, type MediaKind, type SniffedMedia } from '../../platform/fetch/index.js';
 import type { Stores } from '../../platform/store/index.js';
 import { withTempDir } from '../../platform/temp.js';
 
@@ -23,7 +22,7 @@ export type UploadLimits = Record<MediaKind, number>;
 
 /**
  * Files an operator uploads in the console to try an operation: short-lived blobs behind the
- * gateway's own signed links. Only links to blobs stored here are recognised (`read`), so the
+ * gateway's own signed links. Only links to blobs stored here are recognised (`open`), so the
  * operations read them from the store, never through the network; every other URL is fetched
  * as before. Nothing of an upload is logged.
  */
@@ -100,13 +99,13 @@ export class ConsoleUploads {
     return media ? this.limits[media.kind] : Math.max(this.limits.document, this.limits.audio);
   }
 
-  /** The bytes behind one of this store's upload links; undefined for any other URL. */
-  read = async (url: string): Promise<Buffer | undefined> => {
+  /** The file behind one of this store's upload links, to be read as a stream; undefined for any other URL. */
+  open = async (url: string): Promise<LocalFile | undefined> => {
     const key = this.keyOf(url.startsWith(this.filesPrefix) ? url.slice(this.filesPrefix.length) : undefined);
     if (key === undefined) return undefined;
     const blob = await this.stores.blobs.open(key);
     if (!blob) throw new GatewayError('not_found', 'the uploaded file is gone (deleted or expired); upload it again');
-    return buffer(blob.stream);
+    return { size: blob.meta.size, stream: blob.stream };
   };
 
   async delete(token: string): Promise<void> {

@@ -13,9 +13,10 @@
  * empty or of no accepted type: 413 / 415), which a platform must not retry.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { open, writeFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { buffer } from 'node:stream/consumers';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import { GatewayError, isGatewayError } from '../../errors.js';
@@ -131,29 +132,77 @@ export function createSafeFetcher(options: SafeFetchOptions): SafeFetcher {
   };
 }
 
-/** The bytes of a file the gateway holds itself, for a URL it recognises as its own; undefined for any other URL. */
-export type LocalFileReader = (url: string) => Promise<Buffer | undefined>;
+/** A file the gateway holds itself: its size, and its bytes as they are read. */
+export interface LocalFile {
+  size: number;
+  stream: NodeJS.ReadableStream;
+}
+
+/** Opens a file the gateway holds itself, for a URL it recognises as its own; undefined for any other URL. */
+export type LocalFileOpener = (url: string) => Promise<LocalFile | undefined>;
 
 /**
- * `fetcher`, except for the URLs `read` recognises (the console's uploads, behind the gateway's
- * own signed links): those are read from the gateway's store with no network hop, so loopback
- * stays refused for every other URL. Their media type is checked as a fetched file's is.
+ * `fetcher`, except for the URLs `openLocal` recognises (the console's uploads, behind the
+ * gateway's own signed links): those are read from the gateway's store with no network hop, so
+ * loopback stays refused for every other URL. Their media type is checked as a fetched file's
+ * is, their size is reserved from `budget` while they are read, and a download streams into its
+ * file without holding the file in memory.
  */
-export function withLocalFiles(fetcher: SafeFetcher, read: LocalFileReader): SafeFetcher {
+export function withLocalFiles(fetcher: SafeFetcher, openLocal: LocalFileOpener, budget?: DownloadBudget): SafeFetcher {
+  const readHeld = async <T>(file: LocalFile, request: FetchRequest, read: () => Promise<T>): Promise<T> => {
+    let release: Release | undefined;
+    try {
+      release = await budget?.reserve(file.size, request.signal ?? new AbortController().signal);
+      return await read();
+    } finally {
+      release?.();
+      destroyUnread(file.stream);
+    }
+  };
   return {
     async fetch(url, request) {
-      const bytes = await read(url);
-      if (!bytes) return fetcher.fetch(url, request);
+      const file = await openLocal(url);
+      if (!file) return fetcher.fetch(url, request);
+      const bytes = await readHeld(file, request, () => buffer(file.stream));
       return { bytes, media: identifyMedia(bytes, request.accept, request.label ?? 'url'), finalUrl: url };
     },
     async download(url, request) {
-      const bytes = await read(url);
-      if (!bytes) return fetcher.download(url, request);
-      const media = identifyMedia(bytes, request.accept, request.label ?? 'url');
-      await writeFile(request.path, bytes);
-      return { path: request.path, size: bytes.length, media, finalUrl: url };
+      const file = await openLocal(url);
+      if (!file) return fetcher.download(url, request);
+      const written = await readHeld(file, request, () => writeKeepingHead(request.path, file.stream as AsyncIterable<Buffer>));
+      const media = identifyMedia(written.head, request.accept, request.label ?? 'url');
+      return { path: request.path, size: written.size, media, finalUrl: url };
     },
   };
+}
+
+/** Closes a stream left before its end (a refused reservation, a failed write), so its file is not held open. */
+function destroyUnread(stream: NodeJS.ReadableStream): void {
+  if ('destroy' in stream && typeof stream.destroy === 'function') (stream.destroy as () => void)();
+}
+
+/**
+ * Writes `chunks` into the file at `path` (created or truncated) as they come, never holding them
+ * whole; returns the size written and the file's first SNIFF_BYTES, to sniff its type from.
+ */
+async function writeKeepingHead(path: string, chunks: AsyncIterable<Buffer>): Promise<{ size: number; head: Buffer }> {
+  const file = await open(path, 'w');
+  const head: Buffer[] = [];
+  let headSize = 0;
+  let size = 0;
+  try {
+    for await (const chunk of chunks) {
+      if (headSize < SNIFF_BYTES) {
+        head.push(chunk.subarray(0, SNIFF_BYTES - headSize));
+        headSize += head.at(-1)!.length;
+      }
+      size += chunk.length;
+      await file.write(chunk);
+    }
+  } finally {
+    await file.close();
+  }
+  return { size, head: Buffer.concat(head, headSize) };
 }
 
 async function resolveWithDns(hostname: string): Promise<Array<{ address: string; family: 4 | 6 }>> {
@@ -201,31 +250,15 @@ async function fetchOverNetwork<T>(
 
 function fetchFile(config: FetcherConfig, rawUrl: string, request: FetchRequest): Promise<FetchedFile> {
   return fetchOverNetwork(config, rawUrl, request, async (call, response, url) => {
-    const chunks: Buffer[] = [];
-    const size = await readBody(call, response, (chunk) => void chunks.push(chunk));
-    const bytes = Buffer.concat(chunks, size);
+    const bytes = await buffer(bodyOf(call, response));
     return { bytes, media: identifyMedia(bytes, request.accept, call.label), finalUrl: url.href };
   });
 }
 
 function downloadFile(config: FetcherConfig, rawUrl: string, request: FetchRequest & { path: string }): Promise<DownloadedFile> {
   return fetchOverNetwork(config, rawUrl, request, async (call, response, url) => {
-    const file = await open(request.path, 'w');
-    const head: Buffer[] = [];
-    let headSize = 0;
-    let size: number;
-    try {
-      size = await readBody(call, response, async (chunk) => {
-        if (headSize < SNIFF_BYTES) {
-          head.push(chunk.subarray(0, SNIFF_BYTES - headSize));
-          headSize += head.at(-1)!.length;
-        }
-        await file.write(chunk);
-      });
-    } finally {
-      await file.close();
-    }
-    const media = identifyMedia(Buffer.concat(head, headSize), request.accept, call.label);
+    const { size, head } = await writeKeepingHead(request.path, bodyOf(call, response));
+    const media = identifyMedia(head, request.accept, call.label);
     return { path: request.path, size, media, finalUrl: url.href };
   });
 }
@@ -337,16 +370,12 @@ function assertSuccessStatus(response: http.IncomingMessage): void {
 }
 
 /**
- * Hands each chunk to `sink` as it streams in and returns the size; bytes are counted, and a
- * Content-Length over the limit is refused before reading. Only a 2xx body is read, so a file
- * over the limit is the file's fault (413), told as soon as it is known. The body's declared
- * size (else the limit) is reserved from the budget while it is read.
+ * The body's chunks as they stream in; bytes are counted, and a Content-Length over the limit is
+ * refused before reading. Only a 2xx body is read, so a file over the limit is the file's fault
+ * (413), told as soon as it is known. The body's declared size (else the limit) is reserved from
+ * the budget while it is read.
  */
-async function readBody(
-  call: FetchCall,
-  response: http.IncomingMessage,
-  sink: (chunk: Buffer) => void | Promise<void>,
-): Promise<number> {
+async function* bodyOf(call: FetchCall, response: http.IncomingMessage): AsyncGenerator<Buffer> {
   const { maxBytes } = call;
   const declared = Number(response.headers['content-length']);
   if (declared > maxBytes) {
@@ -359,12 +388,11 @@ async function readBody(
     for await (const chunk of response as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > maxBytes) throw tooLarge(call, maxBytes); // leaving the loop destroys the response
-      await sink(chunk);
+      yield chunk;
     }
   } finally {
     release?.();
   }
-  return size;
 }
 
 /** Room in the budget for `bytes`; the response is dropped when none comes in time. */

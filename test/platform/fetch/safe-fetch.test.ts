@@ -2,11 +2,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import * as http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import * as net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GatewayError } from '../../../src/errors.js';
-import { createSafeFetcher, withLocalFiles } from '../../../src/platform/fetch/index.js';
+import { ByteBudget, createSafeFetcher, withLocalFiles } from '../../../src/platform/fetch/index.js';
 import type { SafeFetchOptions } from '../../../src/platform/fetch/index.js';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]);
@@ -519,16 +520,61 @@ describe('media checks', () => {
 
 describe("the gateway's own files", () => {
   const own = 'http://gateway.local/files/own';
-  const read = async (url: string) => (url === own ? PNG : undefined);
+  const RECORDING = Buffer.concat([WAV, Buffer.alloc(256 * 1024, 7)]);
+  /** Opens the gateway's own URL as a stream of `bytes` in small chunks (`onChunk` as each is read), and tells whether the stream was closed. */
+  function ownFile(bytes: Buffer, onChunk = () => {}) {
+    function* chunks() {
+      for (let start = 0; start < bytes.length; start += 1024) {
+        onChunk();
+        yield bytes.subarray(start, start + 1024);
+      }
+    }
+    const stream = Readable.from(chunks());
+    const open = async (url: string) => (url === own ? { size: bytes.length, stream } : undefined);
+    return { open, closed: () => stream.destroyed };
+  }
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'safe-fetch-own-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('reads its own URL from the store, and fetches any other', async () => {
-    const local = withLocalFiles(fetcher({ allowLoopback: false }), read);
+    const local = withLocalFiles(fetcher({ allowLoopback: false }), ownFile(PNG).open);
     expect((await local.fetch(own, documents)).bytes.equals(PNG)).toBe(true);
     expect((await failure(local.fetch(main.url('/png'), documents))).kind).toBe('forbidden_url');
   });
 
   it('says what is wrong with a file it holds: no network was asked', async () => {
-    const error = await failure(withLocalFiles(fetcher(), read).fetch(own, audio));
+    const error = await failure(withLocalFiles(fetcher(), ownFile(PNG).open).fetch(own, audio));
+    expect(error).toMatchObject({ kind: 'unsupported_media', message: 'voice_url: got image/png, expected audio' });
+  });
+
+  it('streams its own recording into the file, its size held in the download budget only while it is read', async () => {
+    const budget = new ByteBudget(RECORDING.length, 60_000);
+    const held: number[] = [];
+    const file = ownFile(RECORDING, () => held.push(budget.heldBytes));
+    const path = join(dir, 'recording.wav');
+    const downloaded = await withLocalFiles(fetcher(), file.open, budget).download(own, { ...audio, path });
+    expect(downloaded).toMatchObject({ path, size: RECORDING.length, media: { kind: 'audio', mediaType: 'audio/wav' } });
+    expect((await readFile(path)).equals(RECORDING)).toBe(true);
+    expect(held.length).toBeGreaterThan(1);
+    expect(new Set(held)).toEqual(new Set([RECORDING.length]));
+    expect(budget.heldBytes).toBe(0);
+  });
+
+  it('waits for room in the budget as a network download does, and closes the file it leaves unread', async () => {
+    const budget = new ByteBudget(RECORDING.length, 50);
+    const release = await budget.reserve(1, new AbortController().signal);
+    const file = ownFile(RECORDING);
+    const error = await failure(withLocalFiles(fetcher(), file.open, budget).download(own, { ...audio, path: join(dir, 'waited.wav') }));
+    expect(error).toMatchObject({ kind: 'overloaded', retryable: true });
+    expect(file.closed()).toBe(true);
+    release();
+  });
+
+  it('refuses its own file of the wrong kind on download', async () => {
+    const error = await failure(withLocalFiles(fetcher(), ownFile(PNG).open).download(own, { ...audio, path: join(dir, 'image') }));
     expect(error).toMatchObject({ kind: 'unsupported_media', message: 'voice_url: got image/png, expected audio' });
   });
 });
