@@ -6,7 +6,8 @@
  * pages do not give (wrong or invented). The patient-layout requests (test/fixtures/ocr/patient)
  * send their files together, as a platform sends a case. The full A4 pages (test/fixtures/ocr/a4)
  * count lost lines too: the numbers of the lines of the ground truth that the text read does not
- * hold. Each family (rendered pages, patient layouts, A4 pages, photos) is summed up on its own:
+ * hold. Each family (rendered pages, patient layouts, A4 pages, photos) is summed up on its own,
+ * and then by language (zh where its truth holds Chinese):
  * mean CER, lowest char recall, lost lines and patient fields. Prints figures only, never the
  * recognised text (the photos show real names).
  *
@@ -58,7 +59,33 @@ function cases(): EvalCase[] {
 const FIELDS = ['name', 'age', 'cancer_type', 'stage'] as const;
 type Field = (typeof FIELDS)[number];
 
-/** What one family's requests added up to. */
+/** What one request read, measured against its truth. */
+interface Measured {
+  /** CER, char recall and the expected lines not read, where the whole text is known. */
+  full?: { cer: number; recall: number; lost: number[]; lines: number };
+  /** The request's fields: found where expected, and those returned with a value the pages do not give. */
+  fields?: { given: Field[]; found: Field[]; notOnPage: number };
+}
+
+function measure(c: EvalCase, text: string, returned: Partial<Record<Field, string | null>>): Measured {
+  const measured: Measured = {};
+  if (c.text !== undefined) {
+    measured.full = { cer: characterErrorRate(text, c.text), recall: charRecall(text, c.text), lost: lostLines(text, c.text), lines: c.text.split('\n').length };
+  }
+  if (c.patient_info) {
+    const expected = c.patient_info;
+    const value = (f: Field) => returned[f] ?? null;
+    const given = FIELDS.filter((f) => expected[f] !== null);
+    measured.fields = {
+      given,
+      found: given.filter((f) => value(f) === expected[f]),
+      notOnPage: FIELDS.filter((f) => value(f) !== null && value(f) !== expected[f]).length,
+    };
+  }
+  return measured;
+}
+
+/** What one family's (or one family's language's) requests added up to. */
 class Tally {
   readonly cers: number[] = [];
   readonly recalls: number[] = [];
@@ -70,16 +97,20 @@ class Tally {
   readonly fieldFound = Object.fromEntries(FIELDS.map((f) => [f, 0])) as Record<Field, number>;
   readonly fieldGiven = { ...this.fieldFound };
 
-  /** The request's fields found, as "found/given"; counts the fields returned with a value the pages do not give. */
-  addFields(expected: Info, returned: Partial<Record<Field, string | null>>): string {
-    this.fieldCases++;
-    const value = (f: Field) => returned[f] ?? null;
-    const given = FIELDS.filter((f) => expected[f] !== null);
-    const found = given.filter((f) => value(f) === expected[f]);
-    given.forEach((f) => this.fieldGiven[f]++);
-    found.forEach((f) => this.fieldFound[f]++);
-    this.notOnPage += FIELDS.filter((f) => value(f) !== null && value(f) !== expected[f]).length;
-    return `${found.length}/${given.length}`;
+  add({ full, fields }: Measured): void {
+    this.requests++;
+    if (full) {
+      this.cers.push(full.cer);
+      this.recalls.push(full.recall);
+      this.lost += full.lost.length;
+      this.lines += full.lines;
+    }
+    if (fields) {
+      this.fieldCases++;
+      fields.given.forEach((f) => this.fieldGiven[f]++);
+      fields.found.forEach((f) => this.fieldFound[f]++);
+      this.notOnPage += fields.notOnPage;
+    }
   }
 
   summary(name: string): string[] {
@@ -94,48 +125,50 @@ class Tally {
   }
 }
 
+/** The language of a request's truth: zh where it holds any Han character. */
+function languageOf(c: EvalCase): 'zh' | 'en' {
+  const truth = [c.text ?? '', ...(c.mustRead ?? []), ...(c.identifiers ?? [])].join('');
+  return /\p{Script=Han}/u.test(truth) ? 'zh' : 'en';
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { workers: { type: 'string', default: '2' }, only: { type: 'string' }, family: { type: 'string' } } });
   const selected = cases().filter((c) => (!values.only || c.paths.some((path) => path.includes(values.only!))) && (!values.family || c.family === values.family));
   const gateway = await startOcrEvalGateway({ OCR_WORKERS: values.workers });
-  const tallies = new Map<Family, Tally>(FAMILIES.map((family) => [family, new Tally()]));
+  const tallies = new Map<string, Tally>();
+  const tallyOf = (name: string) => tallies.get(name) ?? tallies.set(name, new Tally()).get(name)!;
   try {
     console.log(`OCR ${gateway.model}, ${values.workers} workers, ${selected.length} files\n`);
     console.log('file'.padEnd(40), 'CER'.padStart(7), 'recall'.padStart(7), 'lost lines'.padStart(12), 'ids read'.padStart(9), 'other read'.padStart(11), 'fields'.padStart(7), 'ms'.padStart(7));
     for (const c of selected) {
-      const tally = tallies.get(c.family)!;
-      tally.requests++;
       const { body, ms } = await gateway.caseOcr(c.paths);
       const text = body.ocr_results.map((result) => result.ocr_result).join('\n');
-      let cer = '';
-      let recall = '';
-      let lost = '';
-      if (c.text !== undefined) {
-        tally.cers.push(characterErrorRate(text, c.text));
-        tally.recalls.push(charRecall(text, c.text));
-        cer = pct(tally.cers[tally.cers.length - 1]!);
-        recall = tally.recalls[tally.recalls.length - 1]!.toFixed(3);
-        const missing = lostLines(text, c.text);
-        tally.lost += missing.length;
-        tally.lines += c.text.split('\n').length;
-        lost = missing.length ? missing.join(',') : '0';
-      }
+      const measured = measure(c, text, body.patient_info);
+      tallyOf(c.family).add(measured);
+      tallyOf(`${c.family} ${languageOf(c)}`).add(measured);
+      const { full, fields } = measured;
       const compact = text.replace(/\s+/g, '');
       const share = (strings?: string[]) => (strings ? `${strings.filter((s) => compact.includes(s)).length}/${strings.length}` : '');
-      const fields = c.patient_info ? tally.addFields(c.patient_info, body.patient_info) : '';
       console.log(
         c.paths.map((path) => basename(path)).join('+').padEnd(40),
-        cer.padStart(7),
-        recall.padStart(7),
-        lost.padStart(12),
+        (full ? pct(full.cer) : '').padStart(7),
+        (full ? full.recall.toFixed(3) : '').padStart(7),
+        (full ? full.lost.join(',') || '0' : '').padStart(12),
         share(c.identifiers).padStart(9),
         share(c.mustRead).padStart(11),
-        fields.padStart(7),
+        (fields ? `${fields.found.length}/${fields.given.length}` : '').padStart(7),
         ms.toFixed(0).padStart(7),
       );
     }
     console.log('');
-    for (const [family, tally] of tallies) if (tally.requests) console.log(tally.summary(family).join('\n'));
+    // Each family, then each of its languages where it has both.
+    for (const family of FAMILIES) {
+      const languages = [`${family} zh`, `${family} en`].filter((name) => tallies.has(name));
+      for (const name of [family, ...(languages.length > 1 ? languages : [])]) {
+        const tally = tallies.get(name);
+        if (tally) console.log(tally.summary(name).join('\n'));
+      }
+    }
   } finally {
     await gateway.close();
   }
