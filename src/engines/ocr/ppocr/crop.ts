@@ -61,7 +61,17 @@ function samplesAlong(positions: Float64Array, size: number, unit: number): Samp
   return samples;
 }
 
-/** A line that lies level in the page: its columns and rows sampled once each. */
+/** One page row blended across at a crop's columns: RGB per column; `at`, the row's start in the page's data. */
+interface BlendedRow {
+  at: number;
+  rgb: Float64Array;
+}
+
+/**
+ * A line that lies level in the page: its columns and rows sampled once each, and each page row
+ * it draws on blended across once (a crop is taller than its line on the page, so its rows share
+ * page rows), then every crop row blended down from the two page rows about it.
+ */
 function cutLevel(image: RgbImage, h: Homography, width: number, height: number, { out, offset, stride, planeSize }: CropTarget): void {
   const { data, width: w } = image;
   // At pixel centres, x' = h0·x + h2 (stepped along a row, as cutSlanted steps it) and y' = h4·y + h5.
@@ -69,13 +79,42 @@ function cutLevel(image: RgbImage, h: Homography, width: number, height: number,
   for (let x = 0, u = h[0] * 0.5 + h[2]; x < width; x++, u += h[0]) xs[x] = u;
   const columns = samplesAlong(xs, w, 3);
   const rows = samplesAlong(Float64Array.from({ length: height }, (_, y) => h[4] * (y + 0.5) + h[5]), image.height, 3 * w);
+  let upper: BlendedRow = { at: -1, rgb: new Float64Array(3 * width) };
+  let lower: BlendedRow = { at: -1, rgb: new Float64Array(3 * width) };
   for (let y = 0; y < height; y++) {
-    const rowStart = rows.first[y]!;
-    const down = rows.next[y]!;
+    const top = rows.first[y]!;
+    const bottom = top + rows.next[y]!;
+    if (upper.at !== top && lower.at === top) [upper, lower] = [lower, upper];
+    if (upper.at !== top) blendAcross(data, top, columns, upper);
+    if (lower.at !== bottom) blendAcross(data, bottom, columns, lower);
     const fy = rows.share[y]!;
-    const row = y * stride;
-    for (let x = 0; x < width; x++) blend(data, rowStart + columns.first[x]!, columns.next[x]!, down, columns.share[x]!, fy, out, offset + row + x, planeSize);
+    const gy = 1 - fy;
+    const blue = offset + y * stride;
+    const green = blue + planeSize;
+    const red = green + planeSize;
+    const [above, below] = [upper.rgb, lower.rgb];
+    for (let x = 0, k = 0; x < width; x++, k += 3) {
+      out[red + x] = (above[k]! * gy + below[k]! * fy) * PER_LEVEL - 1;
+      out[green + x] = (above[k + 1]! * gy + below[k + 1]! * fy) * PER_LEVEL - 1;
+      out[blue + x] = (above[k + 2]! * gy + below[k + 2]! * fy) * PER_LEVEL - 1;
+    }
   }
+}
+
+/** The page row starting at `at` in `data`, blended across at the crop's columns, into `row`. */
+function blendAcross(data: Uint8Array, at: number, columns: Samples, row: BlendedRow): void {
+  const { first, next, share } = columns;
+  const rgb = row.rgb;
+  for (let x = 0, k = 0; x < first.length; x++, k += 3) {
+    const fx = share[x]!;
+    const gx = 1 - fx;
+    const a = at + first[x]!;
+    const b = a + next[x]!;
+    rgb[k] = data[a]! * gx + data[b]! * fx;
+    rgb[k + 1] = data[a + 1]! * gx + data[b + 1]! * fx;
+    rgb[k + 2] = data[a + 2]! * gx + data[b + 2]! * fx;
+  }
+  row.at = at;
 }
 
 /** A line at any slant: each crop pixel's place in the page through the homography (divided only where it has a perspective). */

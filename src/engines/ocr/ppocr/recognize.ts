@@ -70,8 +70,14 @@ const batchLength = (lines: number, width: number) => lines * 3 * RECOGNISER_HEI
 function cropBatch(image: RgbImage, cuts: readonly LineCut[], width: number, makeTensor: MakeTensor, buffer?: Float32Array): Tensor {
   const plane = RECOGNISER_HEIGHT * width;
   const length = batchLength(cuts.length, width);
-  const data = buffer ? buffer.subarray(0, length).fill(0) : new Float32Array(length);
-  cuts.forEach((cut, b) => cutNormalised(image, cut.quad, Math.min(width, widthAtHeight(cut)), RECOGNISER_HEIGHT, { out: data, offset: b * 3 * plane, stride: width, planeSize: plane }));
+  const data = buffer?.subarray(0, length) ?? new Float32Array(length);
+  cuts.forEach((cut, b) => {
+    const cropWidth = Math.min(width, widthAtHeight(cut));
+    const offset = b * 3 * plane;
+    cutNormalised(image, cut.quad, cropWidth, RECOGNISER_HEIGHT, { out: data, offset, stride: width, planeSize: plane });
+    if (cropWidth === width) return;
+    for (let row = offset; row < offset + 3 * plane; row += width) data.fill(0, row + cropWidth, row + width);
+  });
   return makeTensor(data, [cuts.length, 3, RECOGNISER_HEIGHT, width]);
 }
 
