@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cutNormalised } from '../../../../src/engines/ocr/ppocr/crop.js';
-import type { Quad } from '../../../../src/engines/ocr/plane.js';
+import { quadOf, type Quad } from '../../../../src/engines/ocr/plane.js';
 
 /** A page of pseudo-random pixels: every sample differs from its neighbours. */
 function page(width: number, height: number) {
@@ -18,12 +18,7 @@ function cut(quad: Quad, width: number, height: number): Float32Array {
 const maxDifference = (a: Float32Array, b: Float32Array) => a.reduce((most, value, i) => Math.max(most, Math.abs(value - b[i]!)), 0);
 
 describe('a text line cut from the page', () => {
-  const level: Quad = [
-    { x: 3.3, y: 5.6 },
-    { x: 51.7, y: 5.6 },
-    { x: 51.7, y: 17.2 },
-    { x: 3.3, y: 17.2 },
-  ];
+  const level = quadOf({ x0: 3.3, y0: 5.6, x1: 51.7, y1: 17.2 });
 
   it('is sampled the same whether its line lies level or at the least slant', () => {
     // A millionth of a pixel of perspective sends the same line through the homography pixel by pixel.
@@ -35,13 +30,7 @@ describe('a text line cut from the page', () => {
   });
 
   it('takes each pixel of a crop at the page scale from the page, normalised, in BGR planes', () => {
-    const whole: Quad = [
-      { x: 0, y: 0 },
-      { x: 60, y: 0 },
-      { x: 60, y: 40 },
-      { x: 0, y: 40 },
-    ];
-    const out = cut(whole, 60, 40);
+    const out = cut(quadOf({ x0: 0, y0: 0, x1: 60, y1: 40 }), 60, 40);
     const { data } = page(60, 40);
     const plane = 60 * 40;
     for (const pixel of [0, 61, 1234, plane - 1]) {
