@@ -10,9 +10,9 @@
 interface CancerType {
   zh: string;
   en: string;
-  /** How Chinese reports write it; an organ and its histology may have a few characters between them. */
+  /** How Chinese reports write it; an organ and its histology may have a few characters between them. Global, for matchAll. */
   zhTerms: readonly RegExp[];
-  /** How English reports write it, matched case-insensitively. */
+  /** How English reports write it, matched case-insensitively. Global, for matchAll. */
   enTerms: readonly RegExp[];
 }
 
@@ -27,8 +27,8 @@ const SIDE = '(?:(?:left|right|bilateral)\\s+)?';
 const OF_THE = '\\s+of\\s+(?:the\\s+)?(?:[a-z]+\\s+){0,6}?';
 const CARCINOMA = '(?:carcinoma|cancer|adenocarcinoma|neoplasm|malignancy)';
 
-const zh = (...terms: string[]) => terms.map((term) => new RegExp(term, 'u'));
-const en = (...terms: string[]) => terms.map((term) => new RegExp(`\\b${term}\\b`, 'iu'));
+const zh = (...terms: string[]) => terms.map((term) => new RegExp(term, 'gu'));
+const en = (...terms: string[]) => terms.map((term) => new RegExp(`\\b${term}\\b`, 'giu'));
 /** "<histology> of the <organ>" and "<organ> <histology>" for one organ's words. */
 const organ = (words: string) => [
   `${CARCINOMA}${OF_THE}${SIDE}(?:${words})`,
@@ -87,10 +87,9 @@ function isNegated(text: string, index: number): boolean {
   return ZH_NEGATION.test(before) || EN_NEGATION.test(before);
 }
 
-/** The first match of a pattern in the text that no negation precedes. */
+/** The first match of a (global) pattern in the text that no negation precedes. */
 function firstAffirmed(pattern: RegExp, text: string): RegExpExecArray | undefined {
-  const global = new RegExp(pattern.source, `${pattern.flags}g`);
-  for (const match of text.matchAll(global)) if (!isNegated(text, match.index)) return match as RegExpExecArray;
+  for (const match of text.matchAll(pattern)) if (!isNegated(text, match.index)) return match as RegExpExecArray;
   return undefined;
 }
 

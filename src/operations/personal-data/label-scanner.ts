@@ -48,8 +48,13 @@ const VOCABULARY: ReadonlyArray<{ label: string; category: LabelCategory; clippe
   ...NOT_LABELS.map((label) => ({ label, category: 'not-label' as const })),
 ].sort((a, b) => b.label.replace(/ /gu, '').length - a.label.replace(/ /gu, '').length);
 
-/** One capture group per vocabulary entry, longest first, so the group index names the label. */
-const LABELS = new RegExp(VOCABULARY.map(({ label, clipped }) => `(${labelPattern(label, clipped)})`).join('|'), 'giu');
+/**
+ * One capture group per vocabulary entry, longest first, so the group index names the label;
+ * tried only where a label's first character stands (the alternatives one by one cost a line's
+ * every character otherwise).
+ */
+const FIRST_CHARACTERS = [...new Set(VOCABULARY.map(({ label }) => escape(label[0]!)))].join('');
+const LABELS = new RegExp(`(?=[${FIRST_CHARACTERS}])(?:${VOCABULARY.map(({ label, clipped }) => `(${labelPattern(label, clipped)})`).join('|')})`, 'giu');
 const WHOLE_LABEL = new RegExp(`^(?:${VOCABULARY.map(({ label, clipped }) => `(${labelPattern(label, clipped)})`).join('|')})$`, 'iu');
 
 function entryOf(match: RegExpExecArray | RegExpMatchArray): (typeof VOCABULARY)[number] {

@@ -1,12 +1,11 @@
 /**
- * Pages as raw RGB pixels, and the one sampling the pipeline does itself: a text line cut out
- * of the page along its quad and straightened to a given size (a perspective warp, bilinear).
+ * Pages as raw RGB pixels: decoded, as the detector sees them, and seen through a homography (a
+ * perspective warp, bilinear). Text lines are cut from them in crop.ts.
  */
 import sharp from 'sharp';
 import { pageBrightness } from '../lighting.js';
 import type { Box } from '../../types.js';
-import type { Quad } from '../plane.js';
-import { homography, rectQuad, type Homography } from './geometry.js';
+import type { Homography } from './geometry.js';
 
 export interface RgbImage {
   /** width × height × 3 bytes, row by row. */
@@ -77,50 +76,6 @@ export function despeckle(data: Uint8Array, width: number, height: number): Uint
     for (let i = 0; i < row; i++) out[start + i] = median3(across[above + i]!, across[start + i]!, across[below + i]!);
   }
   return out;
-}
-
-/**
- * The part of the page under `quad` as an upright `width` × `height` image, written into `out`
- * at row stride `stride` (pixels) as normalised BGR planes: ((v / 255) − 0.5) / 0.5, the input
- * of the recogniser and the direction classifier.
- */
-export function warpNormalised(image: RgbImage, quad: Quad, width: number, height: number, out: Float32Array, offset: number, stride: number, planeSize: number): void {
-  const [h0, h1, h2, h3, h4, h5, h6, h7, h8] = homography(rectQuad(width, height), quad);
-  const { data, width: w, height: h } = image;
-  const blue = offset;
-  const green = offset + planeSize;
-  const red = offset + 2 * planeSize;
-  for (let y = 0; y < height; y++) {
-    // Along a row of the crop the homography's three terms grow linearly: step them, divide once.
-    const cy = y + 0.5;
-    let u = h0 * 0.5 + h1 * cy + h2;
-    let v = h3 * 0.5 + h4 * cy + h5;
-    let d = h6 * 0.5 + h7 * cy + h8;
-    const row = y * stride;
-    for (let x = 0; x < width; x++, u += h0, v += h3, d += h6) {
-      const sx = Math.min(w - 1, Math.max(0, u / d - 0.5));
-      const sy = Math.min(h - 1, Math.max(0, v / d - 0.5));
-      const x0 = sx | 0;
-      const y0 = sy | 0;
-      const fx = sx - x0;
-      const fy = sy - y0;
-      const right = x0 + 1 < w ? 3 : 0;
-      const down = y0 + 1 < h ? 3 * w : 0;
-      const a = (y0 * w + x0) * 3;
-      const b = a + right;
-      const c = a + down;
-      const e = c + right;
-      const wa = (1 - fx) * (1 - fy);
-      const wb = fx * (1 - fy);
-      const wc = (1 - fx) * fy;
-      const we = fx * fy;
-      // ((v / 255) − 0.5) / 0.5, BGR planes.
-      const target = row + x;
-      out[red + target] = (data[a]! * wa + data[b]! * wb + data[c]! * wc + data[e]! * we) / 127.5 - 1;
-      out[green + target] = (data[a + 1]! * wa + data[b + 1]! * wb + data[c + 1]! * wc + data[e + 1]! * we) / 127.5 - 1;
-      out[blue + target] = (data[a + 2]! * wa + data[b + 2]! * wb + data[c + 2]! * wc + data[e + 2]! * we) / 127.5 - 1;
-    }
-  }
 }
 
 /**

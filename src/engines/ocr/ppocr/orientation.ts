@@ -53,22 +53,27 @@ export function straighteningTurn(probability: Float32Array, input: DetectionInp
     const { across, along } = sharpness(text, degrees);
     return across + along;
   };
-  let best = { degrees: 0, score: score(0) };
-  const level = best.score;
+  const asItLies = sharpness(text, 0);
+  const level = asItLies.across + asItLies.along;
+  let best = { degrees: 0, score: level };
   for (let degrees = -45 + COARSE_STEP; degrees < 45; degrees += COARSE_STEP) {
+    if (degrees === 0) continue;
     const candidate = score(degrees);
     if (candidate > best.score) best = { degrees, score: candidate };
   }
   const around = best.degrees;
-  for (let degrees = around - COARSE_STEP; degrees <= around + COARSE_STEP; degrees += FINE_STEP) {
-    const candidate = score(degrees);
-    if (candidate > best.score) best = { degrees, score: candidate };
+  // Around level, every direction the fine search could find is a skew under MIN_SKEW_DEGREES.
+  if (around !== 0) {
+    for (let degrees = around - COARSE_STEP; degrees <= around + COARSE_STEP; degrees += FINE_STEP) {
+      const candidate = score(degrees);
+      if (candidate > best.score) best = { degrees, score: candidate };
+    }
   }
   const skewed = Math.abs(best.degrees) >= MIN_SKEW_DEGREES && best.score >= MIN_GAIN * level;
   const lines = skewed ? best.degrees : 0;
   // Lines pile up across their own direction (a band per line); across the other, only where
   // their characters happen to align.
-  const { across, along } = sharpness(text, lines);
+  const { across, along } = skewed ? sharpness(text, lines) : asItLies;
   const plumb = along > across;
   if (!skewed && !plumb) return 0;
   // Of the two turns that level the lines, the smaller: whether the page then stands upright or
@@ -83,7 +88,7 @@ function textPixels(probability: Float32Array, input: DetectionInput, threshold:
   const unit = PROFILE_SIDE / Math.max(width * scaleX, height * scaleY);
   const [kx, ky] = [scaleX * unit, scaleY * unit];
   let count = 0;
-  for (const value of probability) if (value > threshold) count++;
+  for (let i = 0; i < probability.length; i++) if (probability[i]! > threshold) count++;
   const every = Math.max(1, Math.ceil(count / MAX_TEXT_PIXELS));
   // Each pixel stands for a point anywhere in its square (a fixed pseudo-random one): pixel
   // centres projected level would pile up row by row, and win over every tilted direction.
@@ -92,15 +97,15 @@ function textPixels(probability: Float32Array, input: DetectionInput, threshold:
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
     return seed / 0x80000000;
   };
-  const xs: number[] = [];
-  const ys: number[] = [];
+  const xs = new Float64Array(Math.ceil(count / every));
+  const ys = new Float64Array(xs.length);
   let seen = 0;
-  for (let i = 0; i < probability.length; i++) {
+  for (let i = 0, kept = 0; i < probability.length; i++) {
     if (probability[i]! <= threshold || seen++ % every) continue;
-    xs.push(((i % width) + jitter() - width / 2) * kx);
-    ys.push((Math.floor(i / width) + jitter() - height / 2) * ky);
+    xs[kept] = ((i % width) + jitter() - width / 2) * kx;
+    ys[kept++] = (Math.floor(i / width) + jitter() - height / 2) * ky;
   }
-  return { xs: Float64Array.from(xs), ys: Float64Array.from(ys), reach: Math.hypot(width * kx, height * ky) / 2 + 1 };
+  return { xs, ys, reach: Math.hypot(width * kx, height * ky) / 2 + 1 };
 }
 
 /**

@@ -9,7 +9,8 @@ import { decodeCtc, type DecodedChar } from './ctc.js';
 import { BEST_CLASS, BEST_PROBABILITY } from './prepared.js';
 import type { Quad } from '../plane.js';
 import { distance } from './geometry.js';
-import { warpNormalised, type RgbImage } from './image.js';
+import { cutNormalised } from './crop.js';
+import type { RgbImage } from './image.js';
 
 /** Builds an input tensor; onnxruntime-node's constructor, passed in so this module stays testable without it. */
 export type MakeTensor = (data: Float32Array, dims: number[]) => Tensor;
@@ -69,8 +70,14 @@ const batchLength = (lines: number, width: number) => lines * 3 * RECOGNISER_HEI
 function cropBatch(image: RgbImage, cuts: readonly LineCut[], width: number, makeTensor: MakeTensor, buffer?: Float32Array): Tensor {
   const plane = RECOGNISER_HEIGHT * width;
   const length = batchLength(cuts.length, width);
-  const data = buffer ? buffer.subarray(0, length).fill(0) : new Float32Array(length);
-  cuts.forEach((cut, b) => warpNormalised(image, cut.quad, Math.min(width, widthAtHeight(cut)), RECOGNISER_HEIGHT, data, b * 3 * plane, width, plane));
+  const data = buffer?.subarray(0, length) ?? new Float32Array(length);
+  cuts.forEach((cut, b) => {
+    const cropWidth = Math.min(width, widthAtHeight(cut));
+    const offset = b * 3 * plane;
+    cutNormalised(image, cut.quad, cropWidth, RECOGNISER_HEIGHT, { out: data, offset, stride: width, planeSize: plane });
+    if (cropWidth === width) return;
+    for (let row = offset; row < offset + 3 * plane; row += width) data.fill(0, row + cropWidth, row + width);
+  });
   return makeTensor(data, [cuts.length, 3, RECOGNISER_HEIGHT, width]);
 }
 
@@ -81,12 +88,13 @@ function cropBatch(image: RgbImage, cuts: readonly LineCut[], width: number, mak
  * right way up all the same. Stops before a model call once `signal` aborts.
  */
 export function mostlyUpsideDown(session: InferenceSession, image: RgbImage, cuts: readonly LineCut[], batchSize: number, makeTensor: MakeTensor, signal: AbortSignal): Promise<boolean> {
+  const buffer = new Float32Array(batchLength(batchSize, CLASSIFIER_WIDTH));
   return upsideDownVote(
     cuts.map((cut) => lineLength(cut.quad)),
     batchSize,
     async (batch) => {
       signal.throwIfAborted();
-      const input = cropBatch(image, batch.map((i) => cuts[i]!), CLASSIFIER_WIDTH, makeTensor);
+      const input = cropBatch(image, batch.map((i) => cuts[i]!), CLASSIFIER_WIDTH, makeTensor, buffer);
       const output = await session.run({ [session.inputNames[0]!]: input });
       const scores = output[session.outputNames[0]!]!.data as Float32Array;
       return batch.map((_, b) => scores[b * 2 + 1]!);
