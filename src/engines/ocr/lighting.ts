@@ -57,6 +57,7 @@ const WEIGHTED_LINEAR = [0.2126, 0.7152, 0.0722].map((weight) =>
     return f32(weight) * linear;
   }),
 ) as [Float32Array, Float32Array, Float32Array];
+const [RED_LINEAR, GREEN_LINEAR, BLUE_LINEAR] = WEIGHTED_LINEAR;
 
 /** Linear light (0–255 in steps of one) back to sRGB bytes, with one entry past the end to interpolate against. */
 const SRGB_OF_LINEAR = Int32Array.from({ length: 257 }, (_, index) => {
@@ -73,12 +74,27 @@ const EQUAL_GREY = Uint8Array.from({ length: 256 }, (_, value) => greyOfLinear(v
  * taken here, in the pass that already reads its pixels, is lit as it was when sharp took it.
  */
 export function srgbGrey(r: number, g: number, b: number): number {
-  return r === g && g === b ? EQUAL_GREY[r]! : greyOfLinear(r, g, b);
+  if (r === g && g === b) return EQUAL_GREY[r]!;
+  const colour = (r << 16) | (g << 8) | b;
+  const slot = Math.imul(colour, 0x9e3779b1) >>> (32 - GREY_CACHE_BITS);
+  if (greyCacheColours[slot] !== colour) {
+    greyCacheColours[slot] = colour;
+    greyCache[slot] = greyOfLinear(r, g, b);
+  }
+  return greyCache[slot]!;
 }
 
+/**
+ * Colours' greys, each kept in a slot its colour hashes to: a photo's neighbouring pixels repeat
+ * their colours (nearly every lookup on a phone photo finds its own), and working one out costs
+ * a dozen float operations.
+ */
+const GREY_CACHE_BITS = 16;
+const greyCacheColours = new Int32Array(1 << GREY_CACHE_BITS).fill(-1);
+const greyCache = new Uint8Array(1 << GREY_CACHE_BITS);
+
 function greyOfLinear(r: number, g: number, b: number): number {
-  const [red, green, blue] = WEIGHTED_LINEAR;
-  const scaled = Math.min(255, Math.max(0, f32(f32(f32(red[r]! + green[g]!) + blue[b]!) * 255)));
+  const scaled = Math.min(255, Math.max(0, f32(f32(f32(RED_LINEAR[r]! + GREEN_LINEAR[g]!) + BLUE_LINEAR[b]!) * 255)));
   const index = scaled | 0;
   const low = SRGB_OF_LINEAR[index]!;
   return roundHalfEven(f32(low + f32((SRGB_OF_LINEAR[index + 1]! - low) * f32(scaled - index))));

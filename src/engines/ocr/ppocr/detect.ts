@@ -101,18 +101,18 @@ function shareInside(line: Quad, lines: readonly Quad[]): number {
 
 const roundTo32 = (value: number) => Math.max(32, Math.round(value / 32) * 32);
 
-/** Per byte value, each tensor channel's (blue, green, red) normalised value: (v / 255 − mean) / deviation. */
-const NORMALISED = [0, 1, 2].map((c) => {
+/**
+ * Per pixel brightness and byte value (brightness × 256 + value), each tensor channel's (blue,
+ * green, red) value: the byte evenly lit (divided by its brightness, as lightEvenly does, clipped
+ * to a byte) and normalised as the model was trained, (v / 255 − mean) / deviation.
+ */
+const LIT_NORMALISED = [0, 1, 2].map((c) => {
   const scale = 1 / (255 * STD[c]!);
   const shift = MEAN[c]! / STD[c]!;
-  return Float32Array.from({ length: 256 }, (_, value) => value * scale - shift);
+  return Float32Array.from({ length: 256 * 256 }, (_, index) => (Math.min(255, (index & 255) * EVEN_GAIN[index >> 8]!) | 0) * scale - shift);
 }) as [Float32Array, Float32Array, Float32Array];
 
-/**
- * The page scaled for the detector, as a 1×3×H×W tensor in BGR order: each despeckled pixel
- * evenly lit (divided by its brightness, as lightEvenly does, clipped to a byte) and normalised
- * in one pass.
- */
+/** The page scaled for the detector, as a 1×3×H×W tensor in BGR order: each despeckled pixel evenly lit and normalised (see LIT_NORMALISED). */
 export async function detectionInput(image: RgbImage, maxSide: number): Promise<DetectionInput> {
   const scale = Math.min(1, maxSide / Math.max(image.width, image.height));
   const width = roundTo32(image.width * scale);
@@ -121,12 +121,12 @@ export async function detectionInput(image: RgbImage, maxSide: number): Promise<
   const plane = width * height;
   const tensor = new Float32Array(3 * plane);
   const { data } = despeckled;
-  const [blue, green, red] = NORMALISED;
+  const [blue, green, red] = LIT_NORMALISED;
   for (let i = 0, p = 0; i < plane; i++, p += 3) {
-    const gain = EVEN_GAIN[brightness[i]!]!;
-    tensor[i] = blue[Math.min(255, data[p + 2]! * gain) | 0]!;
-    tensor[plane + i] = green[Math.min(255, data[p + 1]! * gain) | 0]!;
-    tensor[2 * plane + i] = red[Math.min(255, data[p]! * gain) | 0]!;
+    const lit = brightness[i]! << 8;
+    tensor[i] = blue[lit | data[p + 2]!]!;
+    tensor[plane + i] = green[lit | data[p + 1]!]!;
+    tensor[2 * plane + i] = red[lit | data[p]!]!;
   }
   return { tensor, width, height, scaleX: image.width / width, scaleY: image.height / height };
 }
