@@ -58,23 +58,31 @@ const median3 = (a: number, b: number, c: number) => (a < b ? (b < c ? b : a < c
  * speckled fixture reads as well). Taken at the detector's scale, so a large photo costs no
  * more than a page. Each row's first and last pixel repeat themselves past the edge, as do the
  * first and last rows. With each despeckled pixel's grey (see srgbGrey), taken in the same pass:
- * what the page's brightness is blurred from.
+ * what the page's brightness is blurred from. White paper stays white: only the part of each
+ * row that is not white, and a pixel either side, is filtered (a printed page's margins and the
+ * gaps between its lines are most of it).
  */
 export function despeckle(data: Uint8Array, width: number, height: number): { despeckled: Uint8Array; grey: Uint8Array } {
   const row = width * 3;
-  const despeckled = new Uint8Array(data.length);
-  const grey = new Uint8Array(width * height);
+  const despeckled = new Uint8Array(data.length).fill(WHITE);
+  const grey = new Uint8Array(width * height).fill(srgbGrey(WHITE, WHITE, WHITE));
+  const spans = Array.from({ length: height }, (_, y) => filteredSpan(data, y * row, row));
   // The medians across of the row above, this row and the row below, in turn (row y in slot y % 3).
   const across = new Uint8Array(3 * row);
-  const medianAcross = (y: number) => acrossRow(data, y * row, row, across, (y % 3) * row);
+  const medianAcross = (y: number) => {
+    const slot = (y % 3) * row;
+    across.fill(WHITE, slot, slot + row);
+    acrossRow(data, y * row, row, across, slot, spans[y]!);
+  };
   medianAcross(0);
   for (let y = 0; y < height; y++) {
     if (y + 1 < height) medianAcross(y + 1);
+    const [a, h, b] = [spans[Math.max(0, y - 1)]!, spans[y]!, spans[Math.min(height - 1, y + 1)]!];
     const here = (y % 3) * row;
     const above = y > 0 ? ((y + 2) % 3) * row : here;
     const below = y + 1 < height ? ((y + 1) % 3) * row : here;
     const start = y * row;
-    for (let i = 0, pixel = y * width; i < row; i += 3, pixel++) {
+    for (let i = Math.min(a.from, h.from, b.from), end = Math.max(a.to, h.to, b.to), pixel = y * width + i / 3; i < end; i += 3, pixel++) {
       const r = median3(across[above + i]!, across[here + i]!, across[below + i]!);
       const g = median3(across[above + i + 1]!, across[here + i + 1]!, across[below + i + 1]!);
       const b = median3(across[above + i + 2]!, across[here + i + 2]!, across[below + i + 2]!);
@@ -87,14 +95,33 @@ export function despeckle(data: Uint8Array, width: number, height: number): { de
   return { despeckled, grey };
 }
 
-/** The medians of three across of the RGB row at `from` (`row` bytes), written at `to` in `out`. */
-function acrossRow(data: Uint8Array, from: number, row: number, out: Uint8Array, to: number): void {
+const WHITE = 255;
+
+/** Bytes `from` to `to` of a row (whole pixels; none when from ≥ to). */
+interface Span {
+  from: number;
+  to: number;
+}
+
+/** The part of the RGB row at `start` (`row` bytes) that is not white, and a pixel either side: where its medians may not be white. */
+function filteredSpan(data: Uint8Array, start: number, row: number): Span {
+  let first = start;
+  while (first < start + row && data[first] === WHITE) first++;
+  if (first === start + row) return { from: row, to: 0 };
+  let last = start + row - 1;
+  while (data[last] === WHITE) last--;
+  return { from: Math.max(0, Math.floor((first - start) / 3) * 3 - 3), to: Math.min(row, Math.floor((last - start) / 3) * 3 + 6) };
+}
+
+/** The medians of three across of `span` of the RGB row at `from` (`row` bytes), written at `to` in `out`. */
+function acrossRow(data: Uint8Array, from: number, row: number, out: Uint8Array, to: number, span: Span): void {
   const step = row > 3 ? 3 : 0;
   const end = from + row;
   const shift = to - from;
-  for (let i = from; i < from + 3; i++) out[i + shift] = median3(data[i]!, data[i]!, data[i + step]!);
-  for (let i = from + 3; i < end - 3; i++) out[i + shift] = median3(data[i - 3]!, data[i]!, data[i + 3]!);
-  for (let i = Math.max(from + 3, end - 3); i < end; i++) out[i + shift] = median3(data[i - step]!, data[i]!, data[i]!);
+  const [first, last] = [from + span.from, from + span.to];
+  for (let i = first; i < Math.min(last, from + 3); i++) out[i + shift] = median3(data[i]!, data[i]!, data[i + step]!);
+  for (let i = Math.max(first, from + 3); i < Math.min(last, end - 3); i++) out[i + shift] = median3(data[i - 3]!, data[i]!, data[i + 3]!);
+  for (let i = Math.max(first, from + 3, end - 3); i < last; i++) out[i + shift] = median3(data[i - step]!, data[i]!, data[i]!);
 }
 
 /**
