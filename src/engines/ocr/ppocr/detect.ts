@@ -6,7 +6,8 @@
  * threshold form regions; each region's rotated minimum-area rectangle, kept when the mean
  * probability inside it reaches the box score, is unclipped and scaled back to the page.
  */
-import { insideQuad, pointInQuad, type Point, type Quad } from '../plane.js';
+import type { Box } from '../../types.js';
+import { boundingBox, insideQuad, pointInQuad, type Point, type Quad } from '../plane.js';
 import { distance, lineQuad, minAreaRect, unclip, type RotatedRect } from './geometry.js';
 import { EVEN_GAIN } from '../lighting.js';
 import { detectorView, type RgbImage } from './image.js';
@@ -84,16 +85,20 @@ const SAMPLES_ACROSS = 5;
  * recogniser reads nothing from, and a page whose found text reads as nothing passes as blank.
  */
 export function findsAgain(first: readonly Quad[], closer: readonly Quad[]): boolean {
-  return first.every((line) => shareInside(line, closer) >= FOUND_AGAIN);
+  const around = closer.map((quad) => ({ quad, box: boundingBox(quad) }));
+  return first.every((line) => shareInside(line, around) >= FOUND_AGAIN);
 }
 
-/** The share of `line` that lies inside any of `lines`, as sampled on a grid over it. */
-function shareInside(line: Quad, lines: readonly Quad[]): number {
+/** How far outside its box a point may lie and still count as on a quad's edge (insideQuad's tolerance). */
+const EDGE = 1e-6;
+
+/** The share of `line` that lies inside any of `lines` (each with its box, which a point must lie in first), as sampled on a grid over it. */
+function shareInside(line: Quad, lines: ReadonlyArray<{ quad: Quad; box: Box }>): number {
   let inside = 0;
   for (let i = 0; i < SAMPLES_ALONG; i++) {
     for (let j = 0; j < SAMPLES_ACROSS; j++) {
-      const point = pointInQuad(line, (i + 0.5) / SAMPLES_ALONG, (j + 0.5) / SAMPLES_ACROSS);
-      if (lines.some((other) => insideQuad(point, other))) inside++;
+      const { x, y } = pointInQuad(line, (i + 0.5) / SAMPLES_ALONG, (j + 0.5) / SAMPLES_ACROSS);
+      if (lines.some(({ quad, box }) => x >= box.x0 - EDGE && x <= box.x1 + EDGE && y >= box.y0 - EDGE && y <= box.y1 + EDGE && insideQuad({ x, y }, quad))) inside++;
     }
   }
   return inside / (SAMPLES_ALONG * SAMPLES_ACROSS);
