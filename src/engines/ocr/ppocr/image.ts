@@ -59,8 +59,8 @@ const median3 = (a: number, b: number, c: number) => (a < b ? (b < c ? b : a < c
  * more than a page. Each row's first and last pixel repeat themselves past the edge, as do the
  * first and last rows. With each despeckled pixel's grey (see srgbGrey), taken in the same pass:
  * what the page's brightness is blurred from. White paper stays white: only the part of each
- * row that is not white, and a pixel either side, is filtered (a printed page's margins and the
- * gaps between its lines are most of it).
+ * row that is not white, or whose rows above or below are not, is filtered (a printed page's
+ * margins and the gaps between its lines are most of it).
  */
 export function despeckle(data: Uint8Array, width: number, height: number): { despeckled: Uint8Array; grey: Uint8Array } {
   const row = width * 3;
@@ -77,12 +77,13 @@ export function despeckle(data: Uint8Array, width: number, height: number): { de
   medianAcross(0);
   for (let y = 0; y < height; y++) {
     if (y + 1 < height) medianAcross(y + 1);
-    const [a, h, b] = [spans[Math.max(0, y - 1)]!, spans[y]!, spans[Math.min(height - 1, y + 1)]!];
+    const nearby = [spans[Math.max(0, y - 1)]!, spans[y]!, spans[Math.min(height - 1, y + 1)]!];
     const here = (y % 3) * row;
     const above = y > 0 ? ((y + 2) % 3) * row : here;
     const below = y + 1 < height ? ((y + 1) % 3) * row : here;
     const start = y * row;
-    for (let i = Math.min(a.from, h.from, b.from), end = Math.max(a.to, h.to, b.to), pixel = y * width + i / 3; i < end; i += 3, pixel++) {
+    const end = Math.max(...nearby.map((span) => span.to));
+    for (let i = Math.min(...nearby.map((span) => span.from)), pixel = y * width + i / 3; i < end; i += 3, pixel++) {
       const r = median3(across[above + i]!, across[here + i]!, across[below + i]!);
       const g = median3(across[above + i + 1]!, across[here + i + 1]!, across[below + i + 1]!);
       const b = median3(across[above + i + 2]!, across[here + i + 2]!, across[below + i + 2]!);
@@ -103,14 +104,18 @@ interface Span {
   to: number;
 }
 
-/** The part of the RGB row at `start` (`row` bytes) that is not white, and a pixel either side: where its medians may not be white. */
+/**
+ * The pixels of the RGB row at `start` (`row` bytes) from its first to its last that is not
+ * white: outside them its medians across are white (white is the largest byte, so the median of
+ * three of which two are white is white).
+ */
 function filteredSpan(data: Uint8Array, start: number, row: number): Span {
   let first = start;
   while (first < start + row && data[first] === WHITE) first++;
   if (first === start + row) return { from: row, to: 0 };
   let last = start + row - 1;
   while (data[last] === WHITE) last--;
-  return { from: Math.max(0, Math.floor((first - start) / 3) * 3 - 3), to: Math.min(row, Math.floor((last - start) / 3) * 3 + 6) };
+  return { from: Math.floor((first - start) / 3) * 3, to: Math.floor((last - start) / 3) * 3 + 3 };
 }
 
 /** The medians of three across of `span` of the RGB row at `from` (`row` bytes), written at `to` in `out`. */

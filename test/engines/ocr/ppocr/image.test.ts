@@ -21,6 +21,23 @@ describe('despeckle', () => {
     expect(darkPixels(data, 14)).toEqual([...stroke].sort(byRow));
   });
 
+  it('filters white paper around print as the median across and then down does everywhere', () => {
+    const [width, height] = [23, 17];
+    const data = image(width, height, []);
+    // Print over rows 4–11 but for a white row 8, between white margins, and a dot in the last row.
+    for (let y = 4; y < 12; y++) for (let i = 3 * 5; i < 3 * 15; i++) if (y !== 8) data[y * width * 3 + i] = (i * 7919 + y * 104729) % 256;
+    data.fill(0, 3 * (width * 16 + 20), 3 * (width * 16 + 21));
+    const byte = (x: number, y: number, c: number) => data[(Math.min(height - 1, Math.max(0, y)) * width + Math.min(width - 1, Math.max(0, x))) * 3 + c]!;
+    const median = (values: number[]) => values.sort((a, b) => a - b)[1]!;
+    const across = (x: number, y: number, c: number) => median([byte(x - 1, y, c), byte(x, y, c), byte(x + 1, y, c)]);
+    const expected = Uint8Array.from({ length: data.length }, (_, i) => {
+      const [pixel, c] = [Math.floor(i / 3), i % 3];
+      const [x, y] = [pixel % width, Math.floor(pixel / width)];
+      return median([across(x, y - 1, c), across(x, y, c), across(x, y + 1, c)]);
+    });
+    expect(despeckle(data, width, height).despeckled).toEqual(expected);
+  });
+
   it("gives each despeckled pixel's grey as sharp's greyscale does", async () => {
     const width = 40;
     const height = 30;
