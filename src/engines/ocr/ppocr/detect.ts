@@ -6,7 +6,8 @@
  * threshold form regions; each region's rotated minimum-area rectangle, kept when the mean
  * probability inside it reaches the box score, is unclipped and scaled back to the page.
  */
-import { insideQuad, pointInQuad, type Point, type Quad } from '../plane.js';
+import type { Box } from '../../types.js';
+import { boundingBox, insideQuad, pointInQuad, type Point, type Quad } from '../plane.js';
 import { distance, lineQuad, minAreaRect, unclip, type RotatedRect } from './geometry.js';
 import { EVEN_GAIN } from '../lighting.js';
 import { detectorView, type RgbImage } from './image.js';
@@ -84,16 +85,20 @@ const SAMPLES_ACROSS = 5;
  * recogniser reads nothing from, and a page whose found text reads as nothing passes as blank.
  */
 export function findsAgain(first: readonly Quad[], closer: readonly Quad[]): boolean {
-  return first.every((line) => shareInside(line, closer) >= FOUND_AGAIN);
+  const around = closer.map((quad) => ({ quad, box: boundingBox(quad) }));
+  return first.every((line) => shareInside(line, around) >= FOUND_AGAIN);
 }
 
-/** The share of `line` that lies inside any of `lines`, as sampled on a grid over it. */
-function shareInside(line: Quad, lines: readonly Quad[]): number {
+/** How far outside its box a point may lie and still count as on a quad's edge (insideQuad's tolerance). */
+const EDGE = 1e-6;
+
+/** The share of `line` that lies inside any of `lines` (each with its box, which a point must lie in first), as sampled on a grid over it. */
+function shareInside(line: Quad, lines: ReadonlyArray<{ quad: Quad; box: Box }>): number {
   let inside = 0;
   for (let i = 0; i < SAMPLES_ALONG; i++) {
     for (let j = 0; j < SAMPLES_ACROSS; j++) {
-      const point = pointInQuad(line, (i + 0.5) / SAMPLES_ALONG, (j + 0.5) / SAMPLES_ACROSS);
-      if (lines.some((other) => insideQuad(point, other))) inside++;
+      const { x, y } = pointInQuad(line, (i + 0.5) / SAMPLES_ALONG, (j + 0.5) / SAMPLES_ACROSS);
+      if (lines.some(({ quad, box }) => x >= box.x0 - EDGE && x <= box.x1 + EDGE && y >= box.y0 - EDGE && y <= box.y1 + EDGE && insideQuad({ x, y }, quad))) inside++;
     }
   }
   return inside / (SAMPLES_ALONG * SAMPLES_ACROSS);
@@ -101,18 +106,18 @@ function shareInside(line: Quad, lines: readonly Quad[]): number {
 
 const roundTo32 = (value: number) => Math.max(32, Math.round(value / 32) * 32);
 
-/** Per byte value, each tensor channel's (blue, green, red) normalised value: (v / 255 − mean) / deviation. */
-const NORMALISED = [0, 1, 2].map((c) => {
+/**
+ * Per pixel brightness and byte value (brightness × 256 + value), each tensor channel's (blue,
+ * green, red) value: the byte evenly lit (divided by its brightness, as lightEvenly does, clipped
+ * to a byte) and normalised as the model was trained, (v / 255 − mean) / deviation.
+ */
+const LIT_NORMALISED = [0, 1, 2].map((c) => {
   const scale = 1 / (255 * STD[c]!);
   const shift = MEAN[c]! / STD[c]!;
-  return Float32Array.from({ length: 256 }, (_, value) => value * scale - shift);
+  return Float32Array.from({ length: 256 * 256 }, (_, index) => (Math.min(255, (index & 255) * EVEN_GAIN[index >> 8]!) | 0) * scale - shift);
 }) as [Float32Array, Float32Array, Float32Array];
 
-/**
- * The page scaled for the detector, as a 1×3×H×W tensor in BGR order: each despeckled pixel
- * evenly lit (divided by its brightness, as lightEvenly does, clipped to a byte) and normalised
- * in one pass.
- */
+/** The page scaled for the detector, as a 1×3×H×W tensor in BGR order: each despeckled pixel evenly lit and normalised (see LIT_NORMALISED). */
 export async function detectionInput(image: RgbImage, maxSide: number): Promise<DetectionInput> {
   const scale = Math.min(1, maxSide / Math.max(image.width, image.height));
   const width = roundTo32(image.width * scale);
@@ -121,12 +126,12 @@ export async function detectionInput(image: RgbImage, maxSide: number): Promise<
   const plane = width * height;
   const tensor = new Float32Array(3 * plane);
   const { data } = despeckled;
-  const [blue, green, red] = NORMALISED;
+  const [blue, green, red] = LIT_NORMALISED;
   for (let i = 0, p = 0; i < plane; i++, p += 3) {
-    const gain = EVEN_GAIN[brightness[i]!]!;
-    tensor[i] = blue[Math.min(255, data[p + 2]! * gain) | 0]!;
-    tensor[plane + i] = green[Math.min(255, data[p + 1]! * gain) | 0]!;
-    tensor[2 * plane + i] = red[Math.min(255, data[p]! * gain) | 0]!;
+    const lit = brightness[i]! << 8;
+    tensor[i] = blue[lit | data[p + 2]!]!;
+    tensor[plane + i] = green[lit | data[p + 1]!]!;
+    tensor[2 * plane + i] = red[lit | data[p]!]!;
   }
   return { tensor, width, height, scaleX: image.width / width, scaleY: image.height / height };
 }

@@ -3,7 +3,7 @@
  * perspective warp, bilinear). Text lines are cut from them in crop.ts.
  */
 import sharp from 'sharp';
-import { pageBrightness } from '../lighting.js';
+import { greyBrightness, srgbGrey } from '../lighting.js';
 import type { Box } from '../../types.js';
 import type { Homography } from './geometry.js';
 
@@ -43,8 +43,8 @@ export async function detectorView(image: RgbImage, width: number, height: numbe
     .resize(width, height, { fit: 'fill', kernel: 'linear' })
     .raw()
     .toBuffer();
-  const data = despeckle(resized, width, height);
-  return { despeckled: { data, width, height }, brightness: await pageBrightness(data, width, height, 3) };
+  const { despeckled, grey } = despeckle(resized, width, height);
+  return { despeckled: { data: despeckled, width, height }, brightness: await greyBrightness(grey, width, height) };
 }
 
 /** The median of three bytes: compares only, which the page's many runs of one value (white paper) predict well. */
@@ -56,26 +56,76 @@ const median3 = (a: number, b: number, c: number) => (a < b ? (b < c ? b : a < c
  * libvips' rank filter's time (a 2×2 speck survives it, as it would not the full median; the
  * speckled fixture reads as well). Taken at the detector's scale, so a large photo costs no
  * more than a page. Each row's first and last pixel repeat themselves past the edge, as do the
- * first and last rows.
+ * first and last rows. With each despeckled pixel's grey (see srgbGrey), taken in the same pass:
+ * what the page's brightness is blurred from. White paper stays white: only the part of each
+ * row that is not white, or whose rows above or below are not, is filtered (a printed page's
+ * margins and the gaps between its lines are most of it).
  */
-export function despeckle(data: Uint8Array, width: number, height: number): Uint8Array {
+export function despeckle(data: Uint8Array, width: number, height: number): { despeckled: Uint8Array; grey: Uint8Array } {
   const row = width * 3;
-  const step = width > 1 ? 3 : 0;
-  const across = new Uint8Array(data.length);
-  for (let start = 0; start < data.length; start += row) {
-    const end = start + row;
-    for (let i = start; i < start + 3; i++) across[i] = median3(data[i]!, data[i]!, data[i + step]!);
-    for (let i = start + 3; i < end - 3; i++) across[i] = median3(data[i - 3]!, data[i]!, data[i + 3]!);
-    for (let i = end - 3; i < end; i++) across[i] = median3(data[i - step]!, data[i]!, data[i]!);
-  }
-  const out = new Uint8Array(data.length);
+  const despeckled = new Uint8Array(data.length).fill(WHITE);
+  const grey = new Uint8Array(width * height).fill(srgbGrey(WHITE, WHITE, WHITE));
+  const spans = Array.from({ length: height }, (_, y) => filteredSpan(data, y * row, row));
+  // The medians across of the row above, this row and the row below, in turn (row y in slot y % 3).
+  const across = new Uint8Array(3 * row);
+  const medianAcross = (y: number) => {
+    const slot = (y % 3) * row;
+    across.fill(WHITE, slot, slot + row);
+    acrossRow(data, y * row, row, across, slot, spans[y]!);
+  };
+  medianAcross(0);
   for (let y = 0; y < height; y++) {
+    if (y + 1 < height) medianAcross(y + 1);
+    const nearby = [spans[Math.max(0, y - 1)]!, spans[y]!, spans[Math.min(height - 1, y + 1)]!];
+    const here = (y % 3) * row;
+    const above = y > 0 ? ((y + 2) % 3) * row : here;
+    const below = y + 1 < height ? ((y + 1) % 3) * row : here;
     const start = y * row;
-    const above = y > 0 ? start - row : start;
-    const below = y < height - 1 ? start + row : start;
-    for (let i = 0; i < row; i++) out[start + i] = median3(across[above + i]!, across[start + i]!, across[below + i]!);
+    const end = Math.max(...nearby.map((span) => span.to));
+    for (let i = Math.min(...nearby.map((span) => span.from)), pixel = y * width + i / 3; i < end; i += 3, pixel++) {
+      const r = median3(across[above + i]!, across[here + i]!, across[below + i]!);
+      const g = median3(across[above + i + 1]!, across[here + i + 1]!, across[below + i + 1]!);
+      const b = median3(across[above + i + 2]!, across[here + i + 2]!, across[below + i + 2]!);
+      despeckled[start + i] = r;
+      despeckled[start + i + 1] = g;
+      despeckled[start + i + 2] = b;
+      grey[pixel] = srgbGrey(r, g, b);
+    }
   }
-  return out;
+  return { despeckled, grey };
+}
+
+const WHITE = 255;
+
+/** Bytes `from` to `to` of a row (whole pixels; none when from ≥ to). */
+interface Span {
+  from: number;
+  to: number;
+}
+
+/**
+ * The pixels of the RGB row at `start` (`row` bytes) from its first to its last that is not
+ * white: outside them its medians across are white (white is the largest byte, so the median of
+ * three of which two are white is white).
+ */
+function filteredSpan(data: Uint8Array, start: number, row: number): Span {
+  let first = start;
+  while (first < start + row && data[first] === WHITE) first++;
+  if (first === start + row) return { from: row, to: 0 };
+  let last = start + row - 1;
+  while (data[last] === WHITE) last--;
+  return { from: Math.floor((first - start) / 3) * 3, to: Math.floor((last - start) / 3) * 3 + 3 };
+}
+
+/** The medians of three across of `span` of the RGB row at `from` (`row` bytes), written at `to` in `out`. */
+function acrossRow(data: Uint8Array, from: number, row: number, out: Uint8Array, to: number, span: Span): void {
+  const step = row > 3 ? 3 : 0;
+  const end = from + row;
+  const shift = to - from;
+  const [first, last] = [from + span.from, from + span.to];
+  for (let i = first; i < Math.min(last, from + 3); i++) out[i + shift] = median3(data[i]!, data[i]!, data[i + step]!);
+  for (let i = Math.max(first, from + 3); i < Math.min(last, end - 3); i++) out[i + shift] = median3(data[i - 3]!, data[i]!, data[i + 3]!);
+  for (let i = Math.max(first, from + 3, end - 3); i < last; i++) out[i + shift] = median3(data[i - step]!, data[i]!, data[i]!);
 }
 
 /**

@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { despeckle } from '../../../../src/engines/ocr/ppocr/image.js';
 
@@ -15,8 +16,34 @@ describe('despeckle', () => {
   it('removes specks one pixel thin and keeps strokes three pixels thick', () => {
     const stroke: Array<[number, number]> = [];
     for (let x = 2; x < 12; x++) for (let y = 6; y < 9; y++) stroke.push([x, y]);
-    const data = despeckle(image(14, 12, [[1, 1], [10, 2], [11, 2], ...stroke]), 14, 12);
+    const { despeckled: data } = despeckle(image(14, 12, [[1, 1], [10, 2], [11, 2], ...stroke]), 14, 12);
     const byRow = (a: number[], b: number[]) => a[1]! - b[1]! || a[0]! - b[0]!;
     expect(darkPixels(data, 14)).toEqual([...stroke].sort(byRow));
+  });
+
+  it('filters white paper around print as the median across and then down does everywhere', () => {
+    const [width, height] = [23, 17];
+    const data = image(width, height, []);
+    // Print over rows 4–11 but for a white row 8, between white margins, and a dot in the last row.
+    for (let y = 4; y < 12; y++) for (let i = 3 * 5; i < 3 * 15; i++) if (y !== 8) data[y * width * 3 + i] = (i * 7919 + y * 104729) % 256;
+    data.fill(0, 3 * (width * 16 + 20), 3 * (width * 16 + 21));
+    const byte = (x: number, y: number, c: number) => data[(Math.min(height - 1, Math.max(0, y)) * width + Math.min(width - 1, Math.max(0, x))) * 3 + c]!;
+    const median = (values: number[]) => values.sort((a, b) => a - b)[1]!;
+    const across = (x: number, y: number, c: number) => median([byte(x - 1, y, c), byte(x, y, c), byte(x + 1, y, c)]);
+    const expected = Uint8Array.from({ length: data.length }, (_, i) => {
+      const [pixel, c] = [Math.floor(i / 3), i % 3];
+      const [x, y] = [pixel % width, Math.floor(pixel / width)];
+      return median([across(x, y - 1, c), across(x, y, c), across(x, y + 1, c)]);
+    });
+    expect(despeckle(data, width, height).despeckled).toEqual(expected);
+  });
+
+  it("gives each despeckled pixel's grey as sharp's greyscale does", async () => {
+    const width = 40;
+    const height = 30;
+    const data = Uint8Array.from({ length: width * height * 3 }, (_, i) => (i * 7919) % 256);
+    const { despeckled, grey } = despeckle(data, width, height);
+    const sharps = await sharp(despeckled, { raw: { width, height, channels: 3 } }).greyscale().raw().toBuffer();
+    expect(Buffer.from(grey).equals(sharps)).toBe(true);
   });
 });
