@@ -6,6 +6,7 @@
  */
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { decodeCtc, type DecodedChar } from './ctc.js';
+import { doubtfulNarrowGlyphs, STRETCHES, withNarrowGlyphsCounted } from './narrow-glyphs.js';
 import { BEST_CLASS, BEST_PROBABILITY } from './prepared.js';
 import type { Quad } from '../plane.js';
 import { distance } from './geometry.js';
@@ -119,7 +120,11 @@ export async function upsideDownVote(lengths: readonly number[], batchSize: numb
 /** The same line read from its other end: a half turn. */
 export const turnedHalf = (quad: Quad): Quad => [quad[2], quad[3], quad[0], quad[1]];
 
-/** Reads each line along its quad, from its first corner; stops before a model call once `signal` aborts. */
+/**
+ * Reads each line along its quad, from its first corner; stops before a model call once `signal`
+ * aborts. A line where CTC may have read too few of a narrow glyph is read again stretched (see
+ * narrow-glyphs.ts).
+ */
 export async function readLines(
   recogniser: InferenceSession,
   image: RgbImage,
@@ -129,7 +134,34 @@ export async function readLines(
   makeTensor: MakeTensor,
   signal: AbortSignal,
 ): Promise<LineReading[]> {
+  const read = (cuts: readonly LineCut[]) => readCuts({ recogniser, image, alphabet, batchSize, makeTensor, signal }, cuts);
+  const { readings, doubtful } = await read(upright);
+  if (doubtful.size === 0) return readings;
+  const lines = [...doubtful.keys()];
+  const stretched: LineReading[][] = [];
+  for (const stretch of STRETCHES) stretched.push((await read(lines.map((i) => ({ ...upright[i]!, aspect: upright[i]!.aspect * stretch })))).readings);
+  lines.forEach((i, k) => {
+    readings[i] = { ...readings[i]!, chars: withNarrowGlyphsCounted(readings[i]!, doubtful.get(i)!, stretched.map((reading) => reading[k]!)) };
+  });
+  return readings;
+}
+
+interface LineReader {
+  recogniser: InferenceSession;
+  image: RgbImage;
+  alphabet: readonly string[];
+  batchSize: number;
+  makeTensor: MakeTensor;
+  signal: AbortSignal;
+}
+
+/** Each line's reading, and by line the indices of its characters that are narrow glyphs in doubt (see doubtfulNarrowGlyphs). */
+async function readCuts(
+  { recogniser, image, alphabet, batchSize, makeTensor, signal }: LineReader,
+  upright: readonly LineCut[],
+): Promise<{ readings: LineReading[]; doubtful: Map<number, number[]> }> {
   const readings = new Array<LineReading>(upright.length);
+  const doubtful = new Map<number, number[]>();
   const planned = batches(upright, batchSize).map((batch) => ({ batch, width: Math.max(MIN_RECOGNISER_WIDTH, ...batch.map((i) => widthAtHeight(upright[i]!))) }));
   // One buffer for every batch in turn: an array per batch (a line 1000 px long is 576 KB of
   // floats) made most of a page's allocations, and collecting them a sizeable share of its time.
@@ -144,15 +176,13 @@ export async function readLines(
     const probabilities = output[BEST_PROBABILITY]!.data as Float32Array;
     batch.forEach((index, b) => {
       const cut = upright[index]!;
-      const from = b * steps;
-      readings[index] = {
-        quad: cut.quad,
-        chars: decodeCtc(classes.subarray(from, from + steps), probabilities.subarray(from, from + steps), alphabet),
-        pixelsPerStep: width / steps,
-        cropWidth: Math.min(width, widthAtHeight(cut)),
-      };
+      const [best, probability] = [classes.subarray(b * steps, (b + 1) * steps), probabilities.subarray(b * steps, (b + 1) * steps)];
+      const chars = decodeCtc(best, probability, alphabet);
+      readings[index] = { quad: cut.quad, chars, pixelsPerStep: width / steps, cropWidth: Math.min(width, widthAtHeight(cut)) };
+      const inDoubt = doubtfulNarrowGlyphs(chars, best, probability);
+      if (inDoubt.length) doubtful.set(index, inDoubt);
     });
   }
-  return readings;
+  return { readings, doubtful };
 }
 

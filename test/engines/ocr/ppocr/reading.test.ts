@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCtc } from '../../../../src/engines/ocr/ppocr/ctc.js';
+import { doubtfulNarrowGlyphs, withNarrowGlyphsCounted } from '../../../../src/engines/ocr/ppocr/narrow-glyphs.js';
 import type { Quad } from '../../../../src/engines/ocr/plane.js';
 import type { DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
 import { pageRotation, straighteningTurn, textOutline, textRegion } from '../../../../src/engines/ocr/ppocr/orientation.js';
@@ -29,6 +30,60 @@ describe('CTC decoding', () => {
   it('reads nothing from blanks, nor from a class past the alphabet', () => {
     expect(decodeCtc(...path([0, 0, 0]), alphabet)).toEqual([]);
     expect(decodeCtc(...path([0, 9, 0]), alphabet)).toEqual([]);
+  });
+});
+
+describe('narrow glyphs CTC may have read too few of', () => {
+  const alphabet = ['期', 'I', 'l', '：'];
+  /** The best path of `steps`, each a class and its probability. */
+  const steps = (...pairs: Array<[number, number]>) => [BigInt64Array.from(pairs.map(([c]) => BigInt(c))), Float32Array.from(pairs.map(([, p]) => p))] as const;
+  const doubts = (...pairs: Array<[number, number]>) => {
+    const [best, probability] = steps(...pairs);
+    return doubtfulNarrowGlyphs(decodeCtc(best, probability, alphabet), best, probability);
+  };
+
+  it('doubts an unsure narrow glyph read over two steps, or beside an unsure blank one step clear of it', () => {
+    // ：I期 with "II" printed tight: the I's on adjacent steps, no blank between them.
+    expect(doubts([4, 1], [0, 1], [2, 0.63], [2, 0.74], [0, 1], [1, 1])).toEqual([1]);
+    // The second I's peak lost to the blank two steps on.
+    expect(doubts([4, 1], [0, 1], [2, 0.91], [0, 1], [0, 0.8], [1, 1])).toEqual([1]);
+  });
+
+  it('trusts a narrow glyph read surely, a blank that wavers on its own edge, and wide glyphs', () => {
+    expect(doubts([4, 1], [0, 1], [3, 0.99], [3, 0.99], [0, 1], [1, 1])).toEqual([]);
+    expect(doubts([4, 1], [0, 1], [2, 0.91], [0, 0.7], [0, 1], [1, 1])).toEqual([]);
+    expect(doubts([1, 0.6], [1, 0.6], [0, 1], [0, 0.5], [4, 0.6])).toEqual([]);
+  });
+
+  /** Characters at steps 8 px apart in a crop `width` long. */
+  const read = (width: number, ...chars: Array<[string, number, number]>) => ({
+    chars: chars.map(([char, first, last]) => ({ char, first, last, probability: 0.9 })),
+    pixelsPerStep: 8,
+    cropWidth: width,
+  });
+  // ：I期 read at steps 20, 24–25, 28 of a 464 px crop, and again from crops 1.5 times longer.
+  const first = read(464, ['：', 20, 20], ['I', 24, 25], ['期', 28, 28]);
+
+  it('takes the most of the glyph a stretched reading has between its neighbours, and keeps the rest as first read', () => {
+    const once = read(696, ['：', 30, 30], ['I', 37, 37], ['期', 41, 41]);
+    const twice = read(696, ['：', 30, 30], ['I', 36, 36], ['I', 38, 38], ['期', 41, 41]);
+    const counted = withNarrowGlyphsCounted(first, [1], [once, twice]);
+    expect(counted.map((c) => c.char).join('')).toBe('：II期');
+    // Each I stands where the stretched reading saw it, in the first reading's steps, between its neighbours.
+    expect(counted[1]!.first).toBeCloseTo(36.5 / 1.5 - 0.5);
+    expect(counted[2]!.first).toBeCloseTo(38.5 / 1.5 - 0.5);
+    expect(counted.filter((c) => c.char !== 'I')).toEqual(first.chars.filter((c) => c.char !== 'I'));
+  });
+
+  it('keeps the glyph as first read where no stretched reading reads more than one of it alone there', () => {
+    expect(withNarrowGlyphsCounted(first, [1], [])).toEqual(first.chars);
+    for (const stretched of [
+      read(696, ['：', 30, 30], ['I', 37, 37], ['期', 41, 41]),
+      read(696, ['：', 30, 30], ['I', 36, 36], ['l', 38, 38], ['期', 41, 41]),
+      read(696, ['：', 30, 30], ['期', 41, 41]),
+    ]) {
+      expect(withNarrowGlyphsCounted(first, [1], [stretched])).toEqual(first.chars);
+    }
   });
 });
 
