@@ -3,9 +3,8 @@
  * only when a blank step separates them, and a glyph one stroke wide (I, l, 1, |) is narrower
  * than a time step: "II" printed tight lands on adjacent steps and collapses into "I", or its
  * second stroke's peak stays under the blank's. A line where a narrow glyph shows either sign is
- * read once more stretched along its length (more time steps per glyph), and only the count of
- * that glyph at that place is taken from the second reading: the rest of the line stays as first
- * read.
+ * read again stretched along its length (more time steps per glyph), and only the count of that
+ * glyph at that place is taken from those readings: the rest of the line stays as first read.
  */
 import type { DecodedChar } from './ctc.js';
 
@@ -34,12 +33,12 @@ const UNSURE_BLANK = 0.9;
  * unsure blank one step clear of them (one lost).
  */
 export function doubtfulNarrowGlyphs(chars: readonly DecodedChar[], best: ArrayLike<number | bigint>, probability: ArrayLike<number>): number[] {
-  const unsureBlank = (t: number) => t >= 0 && t < best.length && Number(best[t]) === 0 && probability[t]! < UNSURE_BLANK;
-  const clearBlank = (t: number) => t >= 0 && t < best.length && Number(best[t]) === 0;
+  const blank = (t: number) => t >= 0 && t < best.length && Number(best[t]) === 0;
+  const unsureBlank = (t: number) => blank(t) && probability[t]! < UNSURE_BLANK;
   return chars.flatMap((c, i) => {
     if (!NARROW.has(c.char) || c.probability >= SURE_GLYPH) return [];
     const merged = c.last > c.first;
-    const lost = (clearBlank(c.last + 1) && unsureBlank(c.last + 2)) || (clearBlank(c.first - 1) && unsureBlank(c.first - 2));
+    const lost = (blank(c.last + 1) && unsureBlank(c.last + 2)) || (blank(c.first - 1) && unsureBlank(c.first - 2));
     return merged || lost ? [i] : [];
   });
 }
