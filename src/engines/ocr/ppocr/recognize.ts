@@ -6,6 +6,7 @@
  */
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { decodeCtc, type DecodedChar } from './ctc.js';
+import { endInDoubt, widenedAtEnds, withEndsReadWider } from './line-ends.js';
 import { doubtfulNarrowGlyphs, STRETCHES, withNarrowGlyphsCounted } from './narrow-glyphs.js';
 import { BEST_CLASS, BEST_PROBABILITY } from './prepared.js';
 import type { Quad } from '../plane.js';
@@ -123,7 +124,7 @@ export const turnedHalf = (quad: Quad): Quad => [quad[2], quad[3], quad[0], quad
 /**
  * Reads each line along its quad, from its first corner; stops before a model call once `signal`
  * aborts. A line where CTC may have read too few of a narrow glyph is read again stretched (see
- * narrow-glyphs.ts).
+ * narrow-glyphs.ts), and one whose end character is unsure again with wider ends (see line-ends.ts).
  */
 export async function readLines(
   recogniser: InferenceSession,
@@ -136,14 +137,32 @@ export async function readLines(
 ): Promise<LineReading[]> {
   const read = (cuts: readonly LineCut[]) => readCuts({ recogniser, image, alphabet, batchSize, makeTensor, signal }, cuts);
   const { readings, doubtful } = await read(upright);
-  if (doubtful.size === 0) return readings;
+  await countNarrowGlyphsAgain(read, upright, readings, doubtful);
+  await readUnsureEndsWider(read, upright, readings);
+  return readings;
+}
+
+type ReadCuts = (cuts: readonly LineCut[]) => Promise<{ readings: LineReading[] }>;
+
+/** Each of `readings` with narrow glyphs in doubt (by line, see readCuts) takes their count from its line read stretched. */
+async function countNarrowGlyphsAgain(read: ReadCuts, upright: readonly LineCut[], readings: LineReading[], doubtful: ReadonlyMap<number, number[]>): Promise<void> {
   const lines = [...doubtful.keys()];
+  if (lines.length === 0) return;
   const stretched: LineReading[][] = [];
   for (const stretch of STRETCHES) stretched.push((await read(lines.map((i) => ({ ...upright[i]!, aspect: upright[i]!.aspect * stretch })))).readings);
   lines.forEach((i, k) => {
     readings[i] = { ...readings[i]!, chars: withNarrowGlyphsCounted(readings[i]!, doubtful.get(i)!, stretched.map((reading) => reading[k]!)) };
   });
-  return readings;
+}
+
+/** Each of `readings` whose end character is unsure takes its end characters from its line read with wider ends, where surer (see withEndsReadWider). */
+async function readUnsureEndsWider(read: ReadCuts, upright: readonly LineCut[], readings: LineReading[]): Promise<void> {
+  const lines = upright.flatMap((_, i) => (endInDoubt(readings[i]!.chars) ? [i] : []));
+  if (lines.length === 0) return;
+  const wider = (await read(lines.map((i) => widenedAtEnds(upright[i]!.quad, upright[i]!.aspect)))).readings;
+  lines.forEach((i, k) => {
+    readings[i] = { ...readings[i]!, chars: withEndsReadWider(readings[i]!.chars, wider[k]!.chars) };
+  });
 }
 
 interface LineReader {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCtc } from '../../../../src/engines/ocr/ppocr/ctc.js';
 import { doubtfulNarrowGlyphs, withNarrowGlyphsCounted } from '../../../../src/engines/ocr/ppocr/narrow-glyphs.js';
+import { endInDoubt, widenedAtEnds, withEndsReadWider } from '../../../../src/engines/ocr/ppocr/line-ends.js';
 import type { Quad } from '../../../../src/engines/ocr/plane.js';
 import type { DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
 import { pageRotation, straighteningTurn, textOutline, textRegion } from '../../../../src/engines/ocr/ppocr/orientation.js';
@@ -83,6 +84,46 @@ describe('narrow glyphs CTC may have read too few of', () => {
       read(696, ['：', 30, 30], ['期', 41, 41]),
     ]) {
       expect(withNarrowGlyphsCounted(first, [1], [stretched])).toEqual(first.chars);
+    }
+  });
+});
+
+describe('a line whose end character is unsure, read again with wider ends', () => {
+  const chars = (text: string, ...probabilities: number[]) => [...text].map((char, i) => ({ char, first: i * 4, last: i * 4, probability: probabilities[i] ?? 0.99 }));
+
+  it('doubts a Chinese character read unsurely at either end, and nothing else', () => {
+    expect(endInDoubt(chars('审核者樊一第', 0.97, 1, 0.87, 0.99, 0.98, 0.51))).toBe(true);
+    expect(endInDoubt(chars('第一', 0.6))).toBe(true);
+    // Inside the line, or a digit at its end (a table's rule beside it reads as one).
+    expect(endInDoubt(chars('樊一第', 0.99, 0.5, 0.99))).toBe(false);
+    expect(endInDoubt(chars('1.48', 0.6))).toBe(false);
+    expect(endInDoubt([])).toBe(false);
+  });
+
+  it('lengthens the quad along the line by a quarter of its thickness at each end', () => {
+    const { quad: wider, aspect } = widenedAtEnds(quad(100, 0, 300, 40), 5);
+    expect(wider.map(({ x, y }) => [x, y])).toEqual([
+      [90, 0],
+      [310, 0],
+      [310, 40],
+      [90, 40],
+    ]);
+    expect(aspect).toBe(5.5);
+  });
+
+  it('takes the end character from the wider reading where it is surer of it, and only there', () => {
+    const first = chars('审核者樊一第', 0.97, 1, 0.87, 0.99, 0.98, 0.51);
+    const wider = chars('审核者樊一笋', 0.96, 0.99, 0.87, 1, 0.97, 0.83);
+    const taken = withEndsReadWider(first, wider);
+    expect(taken.map((c) => c.char).join('')).toBe('审核者樊一笋');
+    expect(taken.slice(0, 5)).toEqual(first.slice(0, 5));
+    expect(taken[5]).toEqual({ ...first[5], char: '笋', probability: 0.83 });
+  });
+
+  it('keeps the first reading where the wider one is less sure, reads a mark beside the line, or reads the line otherwise', () => {
+    const first = chars('樊一第', 0.99, 0.98, 0.51);
+    for (const wider of [chars('樊一笋', 0.99, 0.98, 0.4), chars('」樊一第', 0.8), chars('樊」', 0.99, 0.9), chars('樊二笋', 0.99, 0.99, 0.9)]) {
+      expect(withEndsReadWider(first, wider)).toEqual(first);
     }
   });
 });
