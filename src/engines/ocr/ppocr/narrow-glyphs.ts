@@ -2,9 +2,11 @@
  * Narrow glyphs CTC may have read too few of. Greedy decoding writes two of the same character
  * only when a blank step separates them, and a glyph one stroke wide (I, l, 1, |) is narrower
  * than a time step: "II" printed tight lands on adjacent steps and collapses into "I", or its
- * second stroke's peak stays under the blank's. A line where a narrow glyph shows either sign is
- * read again stretched along its length (more time steps per glyph), and only the count of that
- * glyph at that place is taken from those readings: the rest of the line stays as first read.
+ * second stroke's peak stays under the blank's. Where a narrow glyph shows either sign, a window
+ * of its line around it is read again stretched along its length (more time steps per glyph), and
+ * only the count of that glyph at that place is taken from those readings: the rest of the line
+ * stays as first read. A window, not the whole line: the doubtful glyphs are mostly the l's of long
+ * English lines, and reading those whole again cost a tenth of a page's recogniser time.
  */
 import type { DecodedChar } from './ctc.js';
 
@@ -18,7 +20,7 @@ const NARROW = new Set(['I', 'l', '1', '|', '丨', 'Ⅰ']);
  */
 const SURE_GLYPH = 0.95;
 
-/** How much longer the crops of the second readings are than the line's own proportions make them. */
+/** How much longer the crops of the windows read again are than the line's own proportions make them. */
 export const STRETCHES = [1.5, 2];
 
 /**
@@ -54,15 +56,54 @@ export interface ReadChars {
 const centre = (c: DecodedChar, pixelsPerStep: number) => ((c.first + c.last) / 2 + 0.5) * pixelsPerStep;
 
 /**
- * `first`'s characters with each doubtful narrow glyph (indices of `first.chars`) read as many
- * times as the most any of `stretched` (the same line read from longer crops, each longer by its
- * ratio of crop widths) reads it there: between the midpoints to the glyph's neighbours. A
- * stretched reading that has anything else there, or fewer than two of the glyph, has no say.
+ * How far either side of a doubtful glyph its line is read again, in line thicknesses: the
+ * recogniser reads a glyph by its neighbours, and two thicknesses (a character or two either side)
+ * read "II" tight as "1" where three read it "II".
  */
-export function withNarrowGlyphsCounted(first: ReadChars, doubtful: readonly number[], stretched: readonly ReadChars[]): DecodedChar[] {
+const WINDOW_REACH = 3;
+
+/** A stretch of a line's crop, between two of its pixels. */
+export interface Window {
+  from: number;
+  to: number;
+}
+
+/** A window of a line read again: its characters and where they stand in the window's own crop. */
+export interface WindowReading extends ReadChars {
+  window: Window;
+}
+
+/**
+ * The windows of `first`'s crop to read again around its doubtful glyphs (indices of
+ * `first.chars`, in order): WINDOW_REACH line thicknesses (`thickness` crop pixels each) either
+ * side of each, within the crop; glyphs whose windows overlap share one.
+ */
+export function windowsAround(first: ReadChars, doubtful: readonly number[], thickness: number): Window[] {
+  const reach = WINDOW_REACH * thickness;
+  const windows: Window[] = [];
+  for (const i of doubtful) {
+    const at = centre(first.chars[i]!, first.pixelsPerStep);
+    const window = { from: Math.max(0, at - reach), to: Math.min(first.cropWidth, at + reach) };
+    const previous = windows.at(-1);
+    if (previous && window.from <= previous.to) previous.to = window.to;
+    else windows.push(window);
+  }
+  return windows;
+}
+
+/**
+ * `first`'s characters with each doubtful narrow glyph (indices of `first.chars`) read as many
+ * times as the most any of `stretched` (windows of the same line read from longer crops) whose
+ * window holds it reads it there: between the midpoints to the glyph's neighbours. A stretched
+ * reading that has anything else there, or fewer than two of the glyph, has no say.
+ */
+export function withNarrowGlyphsCounted(first: ReadChars, doubtful: readonly number[], stretched: readonly WindowReading[]): DecodedChar[] {
   const { pixelsPerStep } = first;
   // Each stretched reading's characters at their centres in the first reading's crop.
-  const placed = stretched.map((reading) => reading.chars.map((c) => ({ c, x: (centre(c, reading.pixelsPerStep) * first.cropWidth) / reading.cropWidth })));
+  const placed = stretched.map(({ chars, pixelsPerStep: steps, cropWidth, window }) => ({
+    window,
+    chars: chars.map((c) => ({ c, x: window.from + (centre(c, steps) * (window.to - window.from)) / cropWidth })),
+  }));
   const counted = new Map<number, DecodedChar[]>();
   for (const i of doubtful) {
     const glyph = first.chars[i]!;
@@ -71,7 +112,10 @@ export function withNarrowGlyphsCounted(first: ReadChars, doubtful: readonly num
     const at = centre(glyph, pixelsPerStep);
     const from = previous ? (centre(previous, pixelsPerStep) + at) / 2 : -Infinity;
     const to = next ? (centre(next, pixelsPerStep) + at) / 2 : Infinity;
-    const readings = placed.map((chars) => chars.filter(({ x }) => x > from && x < to)).filter((there) => there.every(({ c }) => c.char === glyph.char));
+    const readings = placed
+      .filter(({ window }) => window.from <= at && at <= window.to)
+      .map(({ chars }) => chars.filter(({ x }) => x > from && x < to))
+      .filter((there) => there.every(({ c }) => c.char === glyph.char));
     const most = readings.reduce((a, b) => (b.length > a.length ? b : a), []);
     // Each copy stands where the stretched reading saw it, in the first reading's time steps.
     if (most.length >= 2) counted.set(i, most.map(({ c, x }) => ({ ...c, first: x / pixelsPerStep - 0.5, last: x / pixelsPerStep - 0.5 })));

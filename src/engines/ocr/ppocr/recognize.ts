@@ -7,7 +7,7 @@
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { decodeCtc, type DecodedChar } from './ctc.js';
 import { endInDoubt, widenedAtEnds, withEndsReadWider } from './line-ends.js';
-import { doubtfulNarrowGlyphs, STRETCHES, withNarrowGlyphsCounted } from './narrow-glyphs.js';
+import { doubtfulNarrowGlyphs, STRETCHES, windowsAround, withNarrowGlyphsCounted, type Window, type WindowReading } from './narrow-glyphs.js';
 import { BEST_CLASS, BEST_PROBABILITY } from './prepared.js';
 import type { Quad } from '../plane.js';
 import { distance } from './geometry.js';
@@ -123,8 +123,9 @@ export const turnedHalf = (quad: Quad): Quad => [quad[2], quad[3], quad[0], quad
 
 /**
  * Reads each line along its quad, from its first corner; stops before a model call once `signal`
- * aborts. A line where CTC may have read too few of a narrow glyph is read again stretched (see
- * narrow-glyphs.ts), and one whose end character is unsure again with wider ends (see line-ends.ts).
+ * aborts. Where CTC may have read too few of a narrow glyph, its line around it is read again
+ * stretched (see narrow-glyphs.ts), and a line whose end character is unsure again with wider ends
+ * (see line-ends.ts).
  */
 export async function readLines(
   recogniser: InferenceSession,
@@ -144,15 +145,30 @@ export async function readLines(
 
 type ReadCuts = (cuts: readonly LineCut[]) => Promise<{ readings: LineReading[] }>;
 
-/** Each of `readings` with narrow glyphs in doubt (by line, see readCuts) takes their count from its line read stretched. */
+/**
+ * The part of `cut` between pixels `from` and `to` of its crop (`cropWidth` long), its crop
+ * `stretch` times longer than its proportions make it.
+ */
+export function windowOf(cut: LineCut, { from, to }: Window, cropWidth: number, stretch: number): LineCut {
+  const [a, b, c, d] = cut.quad;
+  const at = (start: Quad[number], end: Quad[number], pixel: number) => ({ x: start.x + ((end.x - start.x) * pixel) / cropWidth, y: start.y + ((end.y - start.y) * pixel) / cropWidth });
+  return { quad: [at(a, b, from), at(a, b, to), at(d, c, to), at(d, c, from)], aspect: ((cut.aspect * (to - from)) / cropWidth) * stretch };
+}
+
+/** Each of `readings` with narrow glyphs in doubt (by line, see readCuts) takes their count from windows of its line around them read stretched. */
 async function countNarrowGlyphsAgain(read: ReadCuts, upright: readonly LineCut[], readings: LineReading[], doubtful: ReadonlyMap<number, number[]>): Promise<void> {
-  const lines = [...doubtful.keys()];
-  if (lines.length === 0) return;
-  const stretched: LineReading[][] = [];
-  for (const stretch of STRETCHES) stretched.push((await read(lines.map((i) => ({ ...upright[i]!, aspect: upright[i]!.aspect * stretch })))).readings);
-  lines.forEach((i, k) => {
-    readings[i] = { ...readings[i]!, chars: withNarrowGlyphsCounted(readings[i]!, doubtful.get(i)!, stretched.map((reading) => reading[k]!)) };
-  });
+  // A line's crop is RECOGNISER_HEIGHT thick.
+  const windows = [...doubtful].flatMap(([line, glyphs]) => windowsAround(readings[line]!, glyphs, RECOGNISER_HEIGHT).map((window) => ({ line, window })));
+  if (windows.length === 0) return;
+  const stretched = new Map<number, WindowReading[]>();
+  for (const stretch of STRETCHES) {
+    const cuts = windows.map(({ line, window }) => windowOf(upright[line]!, window, readings[line]!.cropWidth, stretch));
+    (await read(cuts)).readings.forEach((reading, k) => {
+      const { line, window } = windows[k]!;
+      stretched.set(line, [...(stretched.get(line) ?? []), { ...reading, window }]);
+    });
+  }
+  for (const [line, glyphs] of doubtful) readings[line] = { ...readings[line]!, chars: withNarrowGlyphsCounted(readings[line]!, glyphs, stretched.get(line) ?? []) };
 }
 
 /** Each of `readings` whose end character is unsure takes its end characters from its line read with wider ends, where surer (see withEndsReadWider). */

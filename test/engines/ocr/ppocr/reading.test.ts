@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCtc } from '../../../../src/engines/ocr/ppocr/ctc.js';
-import { doubtfulNarrowGlyphs, withNarrowGlyphsCounted } from '../../../../src/engines/ocr/ppocr/narrow-glyphs.js';
+import { doubtfulNarrowGlyphs, windowsAround, withNarrowGlyphsCounted } from '../../../../src/engines/ocr/ppocr/narrow-glyphs.js';
 import { endInDoubt, widenedAtEnds, withEndsReadWider } from '../../../../src/engines/ocr/ppocr/line-ends.js';
 import type { Quad } from '../../../../src/engines/ocr/plane.js';
 import type { DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
 import { pageRotation, straighteningTurn, textOutline, textRegion } from '../../../../src/engines/ocr/ppocr/orientation.js';
-import { turnedHalf, upsideDownVote } from '../../../../src/engines/ocr/ppocr/recognize.js';
+import { turnedHalf, upsideDownVote, windowOf } from '../../../../src/engines/ocr/ppocr/recognize.js';
 import { assemblePage, type ReadFrame } from '../../../../src/engines/ocr/ppocr/page.js';
 import { boundingBox, turnedSize, turnPoint, type QuarterTurn } from '../../../../src/engines/ocr/plane.js';
 import type { LineReading } from '../../../../src/engines/ocr/ppocr/recognize.js';
@@ -62,12 +62,40 @@ describe('narrow glyphs CTC may have read too few of', () => {
     pixelsPerStep: 8,
     cropWidth: width,
   });
-  // ：I期 read at steps 20, 24–25, 28 of a 464 px crop, and again from crops 1.5 times longer.
+  // ：I期 read at steps 20, 24–25, 28 of a 464 px crop: the I's middle at pixel 200.
   const first = read(464, ['：', 20, 20], ['I', 24, 25], ['期', 28, 28]);
+  /** `chars` read from the whole line again, from a crop 1.5 times longer. */
+  const whole = (...chars: Array<[string, number, number]>) => ({ ...read(696, ...chars), window: { from: 0, to: 464 } });
+
+  it('reads again three line thicknesses either side of each doubtful glyph, within the line, one window for glyphs close together', () => {
+    const line = read(1000, ['l', 5, 5], ['l', 20, 20], ['I', 60, 61], ['|', 118, 118]);
+    // Middles at pixels 44, 164, 488 and 948; a thickness of 48 px reaches 144 px either side.
+    expect(windowsAround(line, [0, 2, 3], 48)).toEqual([
+      { from: 0, to: 188 },
+      { from: 344, to: 632 },
+      { from: 804, to: 1000 },
+    ]);
+    expect(windowsAround(line, [0, 1, 2], 48)).toEqual([
+      { from: 0, to: 308 },
+      { from: 344, to: 632 },
+    ]);
+  });
+
+  it('cuts a window from the line along its length, stretched', () => {
+    // A line 200 by 40 read into a crop 240 px long: pixels 48 to 96 of it, twice as long as they stand.
+    const window = windowOf({ quad: quad(100, 0, 300, 40), aspect: 5 }, { from: 48, to: 96 }, 240, 2);
+    expect(window.quad.map(({ x, y }) => [x, y])).toEqual([
+      [140, 0],
+      [180, 0],
+      [180, 40],
+      [140, 40],
+    ]);
+    expect(window.aspect).toBe(2);
+  });
 
   it('takes the most of the glyph a stretched reading has between its neighbours, and keeps the rest as first read', () => {
-    const once = read(696, ['：', 30, 30], ['I', 37, 37], ['期', 41, 41]);
-    const twice = read(696, ['：', 30, 30], ['I', 36, 36], ['I', 38, 38], ['期', 41, 41]);
+    const once = whole(['：', 30, 30], ['I', 37, 37], ['期', 41, 41]);
+    const twice = whole(['：', 30, 30], ['I', 36, 36], ['I', 38, 38], ['期', 41, 41]);
     const counted = withNarrowGlyphsCounted(first, [1], [once, twice]);
     expect(counted.map((c) => c.char).join('')).toBe('：II期');
     // Each I stands where the stretched reading saw it, in the first reading's steps, between its neighbours.
@@ -76,12 +104,23 @@ describe('narrow glyphs CTC may have read too few of', () => {
     expect(counted.filter((c) => c.char !== 'I')).toEqual(first.chars.filter((c) => c.char !== 'I'));
   });
 
-  it('keeps the glyph as first read where no stretched reading reads more than one of it alone there', () => {
+  it('places what a window read stretched reads within the window', () => {
+    // Pixels 104 to 296 of the line read into a crop 288 px long: its pixel p stands at 104 + p / 1.5.
+    const window = { ...read(288, ['：', 11, 11], ['I', 16, 16], ['I', 18, 18], ['期', 23, 23]), window: { from: 104, to: 296 } };
+    const counted = withNarrowGlyphsCounted(first, [1], [window]);
+    expect(counted.map((c) => c.char).join('')).toBe('：II期');
+    expect(counted[1]!.first).toBeCloseTo((104 + 132 / 1.5) / 8 - 0.5);
+    expect(counted[2]!.first).toBeCloseTo((104 + 148 / 1.5) / 8 - 0.5);
+  });
+
+  it('keeps the glyph as first read where no stretched reading that holds it reads more than one of it alone there', () => {
     expect(withNarrowGlyphsCounted(first, [1], [])).toEqual(first.chars);
     for (const stretched of [
-      read(696, ['：', 30, 30], ['I', 37, 37], ['期', 41, 41]),
-      read(696, ['：', 30, 30], ['I', 36, 36], ['l', 38, 38], ['期', 41, 41]),
-      read(696, ['：', 30, 30], ['期', 41, 41]),
+      whole(['：', 30, 30], ['I', 37, 37], ['期', 41, 41]),
+      whole(['：', 30, 30], ['I', 36, 36], ['l', 38, 38], ['期', 41, 41]),
+      whole(['：', 30, 30], ['期', 41, 41]),
+      // A window that ends short of the glyph, its two I's between the glyph and its next neighbour.
+      { ...read(96, ['I', 0, 0], ['I', 1, 1]), window: { from: 204, to: 268 } },
     ]) {
       expect(withNarrowGlyphsCounted(first, [1], [stretched])).toEqual(first.chars);
     }
