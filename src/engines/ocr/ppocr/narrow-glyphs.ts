@@ -57,10 +57,11 @@ const centre = (c: DecodedChar, pixelsPerStep: number) => ((c.first + c.last) / 
 
 /**
  * How far either side of a doubtful glyph its line is read again, in line thicknesses: the
- * recogniser reads a glyph by its neighbours, and two thicknesses (a character or two either side)
- * read "II" tight as "1" where three read it "II".
+ * recogniser reads a glyph by its neighbours. "II" printed tight read as "1" with two thicknesses
+ * either side, as "II" or "I" with three (by onnxruntime's thread count), and as "II" from both
+ * stretched crops with four.
  */
-const WINDOW_REACH = 3;
+const WINDOW_REACH = 4;
 
 /** A stretch of a line's crop, between two of its pixels. */
 export interface Window {

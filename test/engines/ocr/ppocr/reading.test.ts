@@ -67,17 +67,17 @@ describe('narrow glyphs CTC may have read too few of', () => {
   /** `chars` read from the whole line again, from a crop 1.5 times longer. */
   const whole = (...chars: Array<[string, number, number]>) => ({ ...read(696, ...chars), window: { from: 0, to: 464 } });
 
-  it('reads again three line thicknesses either side of each doubtful glyph, within the line, one window for glyphs close together', () => {
+  it('reads again four line thicknesses either side of each doubtful glyph, within the line, one window for glyphs close together', () => {
     const line = read(1000, ['l', 5, 5], ['l', 20, 20], ['I', 60, 61], ['|', 118, 118]);
-    // Middles at pixels 44, 164, 488 and 948; a thickness of 48 px reaches 144 px either side.
+    // Middles at pixels 44, 164, 488 and 948; a thickness of 48 px reaches 192 px either side.
     expect(windowsAround(line, [0, 2, 3], 48)).toEqual([
-      { from: 0, to: 188 },
-      { from: 344, to: 632 },
-      { from: 804, to: 1000 },
+      { from: 0, to: 236 },
+      { from: 296, to: 680 },
+      { from: 756, to: 1000 },
     ]);
-    expect(windowsAround(line, [0, 1, 2], 48)).toEqual([
-      { from: 0, to: 308 },
-      { from: 344, to: 632 },
+    expect(windowsAround(line, [0, 1, 3], 48)).toEqual([
+      { from: 0, to: 356 },
+      { from: 756, to: 1000 },
     ]);
   });
 
