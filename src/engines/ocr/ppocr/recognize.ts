@@ -6,6 +6,8 @@
  */
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { decodeCtc, type DecodedChar } from './ctc.js';
+import { endInDoubt, widenedAtEnds, withEndsReadWider } from './line-ends.js';
+import { doubtfulNarrowGlyphs, STRETCHES, windowsAround, withNarrowGlyphsCounted, type Window, type WindowReading } from './narrow-glyphs.js';
 import { BEST_CLASS, BEST_PROBABILITY } from './prepared.js';
 import type { Quad } from '../plane.js';
 import { distance } from './geometry.js';
@@ -127,7 +129,12 @@ export async function upsideDownVote(lengths: readonly number[], batchSize: numb
 /** The same line read from its other end: a half turn. */
 export const turnedHalf = (quad: Quad): Quad => [quad[2], quad[3], quad[0], quad[1]];
 
-/** Reads each line along its quad, from its first corner; stops before a model call once `signal` aborts. */
+/**
+ * Reads each line along its quad, from its first corner; stops before a model call once `signal`
+ * aborts. Where CTC may have read too few of a narrow glyph, its line around it is read again
+ * stretched (see narrow-glyphs.ts), and a line whose end character is unsure again with wider ends
+ * (see line-ends.ts).
+ */
 export async function readLines(
   recogniser: InferenceSession,
   image: RgbImage,
@@ -137,7 +144,67 @@ export async function readLines(
   makeTensor: MakeTensor,
   signal: AbortSignal,
 ): Promise<LineReading[]> {
+  const read = (cuts: readonly LineCut[]) => readCuts({ recogniser, image, alphabet, batchSize, makeTensor, signal }, cuts);
+  const { readings, doubtful } = await read(upright);
+  await countNarrowGlyphsAgain(read, upright, readings, doubtful);
+  await readUnsureEndsWider(read, upright, readings);
+  return readings;
+}
+
+type ReadCuts = (cuts: readonly LineCut[]) => Promise<{ readings: LineReading[] }>;
+
+/**
+ * The part of `cut` between pixels `from` and `to` of its crop (`cropWidth` long), its crop
+ * `stretch` times longer than its proportions make it.
+ */
+export function windowOf(cut: LineCut, { from, to }: Window, cropWidth: number, stretch: number): LineCut {
+  const [a, b, c, d] = cut.quad;
+  const at = (start: Quad[number], end: Quad[number], pixel: number) => ({ x: start.x + ((end.x - start.x) * pixel) / cropWidth, y: start.y + ((end.y - start.y) * pixel) / cropWidth });
+  return { quad: [at(a, b, from), at(a, b, to), at(d, c, to), at(d, c, from)], aspect: ((cut.aspect * (to - from)) / cropWidth) * stretch };
+}
+
+/** Each of `readings` with narrow glyphs in doubt (by line, see readCuts) takes their count from windows of its line around them read stretched. */
+async function countNarrowGlyphsAgain(read: ReadCuts, upright: readonly LineCut[], readings: LineReading[], doubtful: ReadonlyMap<number, number[]>): Promise<void> {
+  // A line's crop is RECOGNISER_HEIGHT thick.
+  const windows = [...doubtful].flatMap(([line, glyphs]) => windowsAround(readings[line]!, glyphs, RECOGNISER_HEIGHT).map((window) => ({ line, window })));
+  if (windows.length === 0) return;
+  const stretched = new Map<number, WindowReading[]>();
+  for (const stretch of STRETCHES) {
+    const cuts = windows.map(({ line, window }) => windowOf(upright[line]!, window, readings[line]!.cropWidth, stretch));
+    (await read(cuts)).readings.forEach((reading, k) => {
+      const { line, window } = windows[k]!;
+      stretched.set(line, [...(stretched.get(line) ?? []), { ...reading, window }]);
+    });
+  }
+  for (const [line, glyphs] of doubtful) readings[line] = { ...readings[line]!, chars: withNarrowGlyphsCounted(readings[line]!, glyphs, stretched.get(line) ?? []) };
+}
+
+/** Each of `readings` whose end character is unsure takes its end characters from its line read with wider ends, where surer (see withEndsReadWider). */
+async function readUnsureEndsWider(read: ReadCuts, upright: readonly LineCut[], readings: LineReading[]): Promise<void> {
+  const lines = upright.flatMap((_, i) => (endInDoubt(readings[i]!.chars) ? [i] : []));
+  if (lines.length === 0) return;
+  const wider = (await read(lines.map((i) => widenedAtEnds(upright[i]!.quad, upright[i]!.aspect)))).readings;
+  lines.forEach((i, k) => {
+    readings[i] = { ...readings[i]!, chars: withEndsReadWider(readings[i]!.chars, wider[k]!.chars) };
+  });
+}
+
+interface LineReader {
+  recogniser: InferenceSession;
+  image: RgbImage;
+  alphabet: readonly string[];
+  batchSize: number;
+  makeTensor: MakeTensor;
+  signal: AbortSignal;
+}
+
+/** Each line's reading, and by line the indices of its characters that are narrow glyphs in doubt (see doubtfulNarrowGlyphs). */
+async function readCuts(
+  { recogniser, image, alphabet, batchSize, makeTensor, signal }: LineReader,
+  upright: readonly LineCut[],
+): Promise<{ readings: LineReading[]; doubtful: Map<number, number[]> }> {
   const readings = new Array<LineReading>(upright.length);
+  const doubtful = new Map<number, number[]>();
   const planned = batches(upright, batchSize).map((batch) => ({ batch, width: Math.max(MIN_RECOGNISER_WIDTH, ...batch.map((i) => widthAtHeight(upright[i]!))) }));
   // One buffer for every batch in turn: an array per batch (a line 1000 px long is 576 KB of
   // floats) made most of a page's allocations, and collecting them a sizeable share of its time.
@@ -152,15 +219,13 @@ export async function readLines(
     const probabilities = output[BEST_PROBABILITY]!.data as Float32Array;
     batch.forEach((index, b) => {
       const cut = upright[index]!;
-      const from = b * steps;
-      readings[index] = {
-        quad: cut.quad,
-        chars: decodeCtc(classes.subarray(from, from + steps), probabilities.subarray(from, from + steps), alphabet),
-        pixelsPerStep: width / steps,
-        cropWidth: Math.min(width, widthAtHeight(cut)),
-      };
+      const [best, probability] = [classes.subarray(b * steps, (b + 1) * steps), probabilities.subarray(b * steps, (b + 1) * steps)];
+      const chars = decodeCtc(best, probability, alphabet);
+      readings[index] = { quad: cut.quad, chars, pixelsPerStep: width / steps, cropWidth: Math.min(width, widthAtHeight(cut)) };
+      const inDoubt = doubtfulNarrowGlyphs(chars, best, probability);
+      if (inDoubt.length) doubtful.set(index, inDoubt);
     });
   }
-  return readings;
+  return { readings, doubtful };
 }
 

@@ -104,6 +104,11 @@ describe('the PP-OCR engine on its real models', () => {
     expect(page.confidence).toBeGreaterThan(90);
   });
 
+  it('reads a stage of two I\'s printed tight, which CTC decoding reads as one, on a full A4 page at 300 dpi', async () => {
+    const page = await engine.recognize(await readFile(fixturePath('ocr', 'a4', 'zh-pathology-300dpi.jpg')), never());
+    expect(compact(page.text)).toContain('病理分期：II期');
+  });
+
   it.each([
     ['report1-rot90.jpg', 270],
     ['report1-rot180.jpg', 180],

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCtc } from '../../../../src/engines/ocr/ppocr/ctc.js';
+import { doubtfulNarrowGlyphs, windowsAround, withNarrowGlyphsCounted } from '../../../../src/engines/ocr/ppocr/narrow-glyphs.js';
+import { endInDoubt, widenedAtEnds, withEndsReadWider } from '../../../../src/engines/ocr/ppocr/line-ends.js';
 import type { Quad } from '../../../../src/engines/ocr/plane.js';
 import type { DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
 import { pageRotation, straighteningTurn, textOutline, textRegion } from '../../../../src/engines/ocr/ppocr/orientation.js';
-import { turnedHalf, upsideDownVote } from '../../../../src/engines/ocr/ppocr/recognize.js';
+import { turnedHalf, upsideDownVote, windowOf } from '../../../../src/engines/ocr/ppocr/recognize.js';
 import { assemblePage, type ReadFrame } from '../../../../src/engines/ocr/ppocr/page.js';
 import { boundingBox, turnedSize, turnPoint, type QuarterTurn } from '../../../../src/engines/ocr/plane.js';
 import type { LineReading } from '../../../../src/engines/ocr/ppocr/recognize.js';
@@ -29,6 +31,139 @@ describe('CTC decoding', () => {
   it('reads nothing from blanks, nor from a class past the alphabet', () => {
     expect(decodeCtc(...path([0, 0, 0]), alphabet)).toEqual([]);
     expect(decodeCtc(...path([0, 9, 0]), alphabet)).toEqual([]);
+  });
+});
+
+describe('narrow glyphs CTC may have read too few of', () => {
+  const alphabet = ['期', 'I', 'l', '：'];
+  /** The best path of `steps`, each a class and its probability. */
+  const steps = (...pairs: Array<[number, number]>) => [BigInt64Array.from(pairs.map(([c]) => BigInt(c))), Float32Array.from(pairs.map(([, p]) => p))] as const;
+  const doubts = (...pairs: Array<[number, number]>) => {
+    const [best, probability] = steps(...pairs);
+    return doubtfulNarrowGlyphs(decodeCtc(best, probability, alphabet), best, probability);
+  };
+
+  it('doubts an unsure narrow glyph read over two steps, or beside an unsure blank one step clear of it', () => {
+    // ：I期 with "II" printed tight: the I's on adjacent steps, no blank between them.
+    expect(doubts([4, 1], [0, 1], [2, 0.63], [2, 0.74], [0, 1], [1, 1])).toEqual([1]);
+    // The second I's peak lost to the blank two steps on.
+    expect(doubts([4, 1], [0, 1], [2, 0.91], [0, 1], [0, 0.8], [1, 1])).toEqual([1]);
+  });
+
+  it('trusts a narrow glyph read surely, a blank that wavers on its own edge, and wide glyphs', () => {
+    expect(doubts([4, 1], [0, 1], [3, 0.99], [3, 0.99], [0, 1], [1, 1])).toEqual([]);
+    expect(doubts([4, 1], [0, 1], [2, 0.91], [0, 0.7], [0, 1], [1, 1])).toEqual([]);
+    expect(doubts([1, 0.6], [1, 0.6], [0, 1], [0, 0.5], [4, 0.6])).toEqual([]);
+  });
+
+  /** Characters at steps 8 px apart in a crop `width` long. */
+  const read = (width: number, ...chars: Array<[string, number, number]>) => ({
+    chars: chars.map(([char, first, last]) => ({ char, first, last, probability: 0.9 })),
+    pixelsPerStep: 8,
+    cropWidth: width,
+  });
+  // ：I期 read at steps 20, 24–25, 28 of a 464 px crop: the I's middle at pixel 200.
+  const first = read(464, ['：', 20, 20], ['I', 24, 25], ['期', 28, 28]);
+  /** `chars` read from the whole line again, from a crop 1.5 times longer. */
+  const whole = (...chars: Array<[string, number, number]>) => ({ ...read(696, ...chars), window: { from: 0, to: 464 } });
+
+  it('reads again four line thicknesses either side of each doubtful glyph, within the line, one window for glyphs close together', () => {
+    const line = read(1000, ['l', 5, 5], ['l', 20, 20], ['I', 60, 61], ['|', 118, 118]);
+    // Middles at pixels 44, 164, 488 and 948; a thickness of 48 px reaches 192 px either side.
+    expect(windowsAround(line, [0, 2, 3], 48)).toEqual([
+      { from: 0, to: 236 },
+      { from: 296, to: 680 },
+      { from: 756, to: 1000 },
+    ]);
+    expect(windowsAround(line, [0, 1, 3], 48)).toEqual([
+      { from: 0, to: 356 },
+      { from: 756, to: 1000 },
+    ]);
+  });
+
+  it('cuts a window from the line along its length, stretched', () => {
+    // A line 200 by 40 read into a crop 240 px long: pixels 48 to 96 of it, twice as long as they stand.
+    const window = windowOf({ quad: quad(100, 0, 300, 40), aspect: 5 }, { from: 48, to: 96 }, 240, 2);
+    expect(window.quad.map(({ x, y }) => [x, y])).toEqual([
+      [140, 0],
+      [180, 0],
+      [180, 40],
+      [140, 40],
+    ]);
+    expect(window.aspect).toBe(2);
+  });
+
+  it('takes the most of the glyph a stretched reading has between its neighbours, and keeps the rest as first read', () => {
+    const once = whole(['：', 30, 30], ['I', 37, 37], ['期', 41, 41]);
+    const twice = whole(['：', 30, 30], ['I', 36, 36], ['I', 38, 38], ['期', 41, 41]);
+    const counted = withNarrowGlyphsCounted(first, [1], [once, twice]);
+    expect(counted.map((c) => c.char).join('')).toBe('：II期');
+    // Each I stands where the stretched reading saw it, in the first reading's steps, between its neighbours.
+    expect(counted[1]!.first).toBeCloseTo(36.5 / 1.5 - 0.5);
+    expect(counted[2]!.first).toBeCloseTo(38.5 / 1.5 - 0.5);
+    expect(counted.filter((c) => c.char !== 'I')).toEqual(first.chars.filter((c) => c.char !== 'I'));
+  });
+
+  it('places what a window read stretched reads within the window', () => {
+    // Pixels 104 to 296 of the line read into a crop 288 px long: its pixel p stands at 104 + p / 1.5.
+    const window = { ...read(288, ['：', 11, 11], ['I', 16, 16], ['I', 18, 18], ['期', 23, 23]), window: { from: 104, to: 296 } };
+    const counted = withNarrowGlyphsCounted(first, [1], [window]);
+    expect(counted.map((c) => c.char).join('')).toBe('：II期');
+    expect(counted[1]!.first).toBeCloseTo((104 + 132 / 1.5) / 8 - 0.5);
+    expect(counted[2]!.first).toBeCloseTo((104 + 148 / 1.5) / 8 - 0.5);
+  });
+
+  it('keeps the glyph as first read where no stretched reading that holds it reads more than one of it alone there', () => {
+    expect(withNarrowGlyphsCounted(first, [1], [])).toEqual(first.chars);
+    for (const stretched of [
+      whole(['：', 30, 30], ['I', 37, 37], ['期', 41, 41]),
+      whole(['：', 30, 30], ['I', 36, 36], ['l', 38, 38], ['期', 41, 41]),
+      whole(['：', 30, 30], ['期', 41, 41]),
+      // A window that ends short of the glyph, its two I's between the glyph and its next neighbour.
+      { ...read(96, ['I', 0, 0], ['I', 1, 1]), window: { from: 204, to: 268 } },
+    ]) {
+      expect(withNarrowGlyphsCounted(first, [1], [stretched])).toEqual(first.chars);
+    }
+  });
+});
+
+describe('a line whose end character is unsure, read again with wider ends', () => {
+  const chars = (text: string, ...probabilities: number[]) => [...text].map((char, i) => ({ char, first: i * 4, last: i * 4, probability: probabilities[i] ?? 0.99 }));
+
+  it('doubts a Chinese character read unsurely at either end, and nothing else', () => {
+    expect(endInDoubt(chars('审核者樊一第', 0.97, 1, 0.87, 0.99, 0.98, 0.51))).toBe(true);
+    expect(endInDoubt(chars('第一', 0.6))).toBe(true);
+    // Inside the line, or a digit at its end (a table's rule beside it reads as one).
+    expect(endInDoubt(chars('樊一第', 0.99, 0.5, 0.99))).toBe(false);
+    expect(endInDoubt(chars('1.48', 0.6))).toBe(false);
+    expect(endInDoubt([])).toBe(false);
+  });
+
+  it('lengthens the quad along the line by a quarter of its thickness at each end', () => {
+    const { quad: wider, aspect } = widenedAtEnds(quad(100, 0, 300, 40), 5);
+    expect(wider.map(({ x, y }) => [x, y])).toEqual([
+      [90, 0],
+      [310, 0],
+      [310, 40],
+      [90, 40],
+    ]);
+    expect(aspect).toBe(5.5);
+  });
+
+  it('takes the end character from the wider reading where it is surer of it, and only there', () => {
+    const first = chars('审核者樊一第', 0.97, 1, 0.87, 0.99, 0.98, 0.51);
+    const wider = chars('审核者樊一笋', 0.96, 0.99, 0.87, 1, 0.97, 0.83);
+    const taken = withEndsReadWider(first, wider);
+    expect(taken.map((c) => c.char).join('')).toBe('审核者樊一笋');
+    expect(taken.slice(0, 5)).toEqual(first.slice(0, 5));
+    expect(taken[5]).toEqual({ ...first[5], char: '笋', probability: 0.83 });
+  });
+
+  it('keeps the first reading where the wider one is less sure, reads a mark beside the line, or reads the line otherwise', () => {
+    const first = chars('樊一第', 0.99, 0.98, 0.51);
+    for (const wider of [chars('樊一笋', 0.99, 0.98, 0.4), chars('」樊一第', 0.8), chars('樊」', 0.99, 0.9), chars('樊二笋', 0.99, 0.99, 0.9)]) {
+      expect(withEndsReadWider(first, wider)).toEqual(first);
+    }
   });
 });
 
