@@ -166,3 +166,13 @@ export const rectQuad = (width: number, height: number): Quad => [
 ];
 
 export const distance = (a: Point, b: Point) => Math.hypot(a.x - b.x, a.y - b.y);
+
+/**
+ * The part of a line's quad (corners from its first along, then back: 0→1 along the line, 3→0
+ * across it) between shares `from` and `to` of its length: below 0 or above 1 it runs on past
+ * the line's ends.
+ */
+export function quadAlong([a, b, c, d]: Quad, from: number, to: number): Quad {
+  const at = (start: Point, end: Point, share: number) => ({ x: start.x + (end.x - start.x) * share, y: start.y + (end.y - start.y) * share });
+  return [at(a, b, from), at(a, b, to), at(d, c, to), at(d, c, from)];
+}

@@ -8,6 +8,7 @@
  */
 import type { Quad } from '../plane.js';
 import type { DecodedChar } from './ctc.js';
+import { quadAlong } from './geometry.js';
 
 /** An end character read less surely than this is in doubt. */
 const UNSURE_END = 0.7;
@@ -27,16 +28,11 @@ const inDoubt = (c: DecodedChar | undefined) => c !== undefined && c.probability
 /** Whether the first or last of `chars` is a Chinese character read unsurely. */
 export const endInDoubt = (chars: readonly DecodedChar[]): boolean => inDoubt(chars[0]) || inDoubt(chars[chars.length - 1]);
 
-/**
- * `quad` (corners from its first along, then back: 0→1 along the line, 3→0 across it) lengthened
- * by END_MARGIN of its thickness at each end; its length over thickness `aspect` grows to match.
- */
+/** `quad` lengthened by END_MARGIN of its thickness at each end; its length over thickness `aspect` grows to match. */
 export function widenedAtEnds(quad: Quad, aspect: number): { quad: Quad; aspect: number } {
-  const [a, b, c, d] = quad;
   // Each end moves along the line by the margin: a share of the line's length.
   const share = END_MARGIN / Math.max(aspect, 1e-6);
-  const away = (p: Quad[number], from: Quad[number]) => ({ x: p.x + (p.x - from.x) * share, y: p.y + (p.y - from.y) * share });
-  return { quad: [away(a, b), away(b, a), away(c, d), away(d, c)], aspect: aspect + 2 * END_MARGIN };
+  return { quad: quadAlong(quad, -share, 1 + share), aspect: aspect + 2 * END_MARGIN };
 }
 
 /**

@@ -10,7 +10,7 @@ import { endInDoubt, widenedAtEnds, withEndsReadWider } from './line-ends.js';
 import { doubtfulNarrowGlyphs, STRETCHES, windowsAround, withNarrowGlyphsCounted, type Window, type WindowReading } from './narrow-glyphs.js';
 import { BEST_CLASS, BEST_PROBABILITY } from './prepared.js';
 import type { Quad } from '../plane.js';
-import { distance } from './geometry.js';
+import { distance, quadAlong } from './geometry.js';
 import { cutNormalised } from './crop.js';
 import type { RgbImage } from './image.js';
 
@@ -158,9 +158,7 @@ type ReadCuts = (cuts: readonly LineCut[]) => Promise<{ readings: LineReading[] 
  * `stretch` times longer than its proportions make it.
  */
 export function windowOf(cut: LineCut, { from, to }: Window, cropWidth: number, stretch: number): LineCut {
-  const [a, b, c, d] = cut.quad;
-  const at = (start: Quad[number], end: Quad[number], pixel: number) => ({ x: start.x + ((end.x - start.x) * pixel) / cropWidth, y: start.y + ((end.y - start.y) * pixel) / cropWidth });
-  return { quad: [at(a, b, from), at(a, b, to), at(d, c, to), at(d, c, from)], aspect: ((cut.aspect * (to - from)) / cropWidth) * stretch };
+  return { quad: quadAlong(cut.quad, from / cropWidth, to / cropWidth), aspect: ((cut.aspect * (to - from)) / cropWidth) * stretch };
 }
 
 /** Each of `readings` with narrow glyphs in doubt (by line, see readCuts) takes their count from windows of its line around them read stretched. */
