@@ -130,6 +130,10 @@ function cutSlanted(image: RgbImage, h: Homography, width: number, height: numbe
     let v = h3 * 0.5 + h4 * cy + h5;
     let d = h6 * 0.5 + h7 * cy + h8;
     const row = y * stride;
+    if (affine && rowInside(u, h0, width, w) && rowInside(v, h3, width, hh)) {
+      cutInside(data, w, u, v, h0, h3, width, out, offset + row, planeSize);
+      continue;
+    }
     for (let x = 0; x < width; x++, u += h0, v += h3, d += h6) {
       const sx = Math.min(w - 1, Math.max(0, (affine ? u : u / d) - 0.5));
       const sy = Math.min(hh - 1, Math.max(0, (affine ? v : v / d) - 0.5));
@@ -137,6 +141,31 @@ function cutSlanted(image: RgbImage, h: Homography, width: number, height: numbe
       const y0 = sy | 0;
       blend(data, (y0 * w + x0) * 3, x0 + 1 < w ? 3 : 0, y0 + 1 < hh ? 3 * w : 0, sx - x0, sy - y0, out, offset + row + x, planeSize);
     }
+  }
+}
+
+/** How far inside the page a row's ends must lie to count its samples inside: far beyond the rounding its steps gather. */
+const INSIDE = 1e-6;
+
+/**
+ * Whether a row's samples along one axis of the page, `size` pixels long, from pixel centre
+ * `first` in `steps` of `step` (as the row steps them), all lie inside it with a pixel after
+ * them: stepped, a row's positions only ever grow with a step up (or fall with one down), so
+ * its ends bound them.
+ */
+function rowInside(first: number, step: number, steps: number, size: number): boolean {
+  const last = first + step * (steps - 1);
+  return Math.min(first, last) - 0.5 >= INSIDE && Math.max(first, last) - 0.5 < size - 1 - INSIDE;
+}
+
+/** A row of a turned line that lies inside the page (see rowInside): as cutSlanted samples it, with no edge to clamp to. */
+function cutInside(data: Uint8Array, w: number, u: number, v: number, du: number, dv: number, width: number, out: Float32Array, at: number, planeSize: number): void {
+  for (let x = 0; x < width; x++, u += du, v += dv) {
+    const sx = u - 0.5;
+    const sy = v - 0.5;
+    const x0 = sx | 0;
+    const y0 = sy | 0;
+    blend(data, (y0 * w + x0) * 3, 3, 3 * w, sx - x0, sy - y0, out, at + x, planeSize);
   }
 }
 
