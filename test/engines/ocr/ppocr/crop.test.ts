@@ -60,8 +60,10 @@ describe('a text line cut from the page', () => {
     expect(maxDifference(a, new Float32Array(a.length))).toBeGreaterThan(0.5);
   });
 
-  it('samples a turned line as the homography does pixel by pixel, inside the page and where it runs past its edges', () => {
-    for (const quad of [turned(level, 0.5), turned(level, -3), turned(quadOf({ x0: -4, y0: 30.5, x1: 70, y1: 42 }), 1)]) {
+  it('samples a turned line, or one seen at a slant, as the homography does pixel by pixel, inside the page and where it runs past its edges', () => {
+    const inPerspective: Quad = [{ x: 4.2, y: 6.1 }, { x: 50.3, y: 9.4 }, { x: 47.9, y: 21.8 }, { x: 6.6, y: 15.2 }];
+    const pastEdges: Quad = [{ x: -3.5, y: 28.2 }, { x: 64.1, y: 30.9 }, { x: 61.2, y: 43.5 }, { x: -1.1, y: 37.7 }];
+    for (const quad of [turned(level, 0.5), turned(level, -3), turned(quadOf({ x0: -4, y0: 30.5, x1: 70, y1: 42 }), 1), inPerspective, pastEdges]) {
       const crop = cut(quad, 100, 24);
       expect(maxDifference(crop, cutByDefinition(quad, 100, 24))).toBeLessThan(1e-4);
       expect(maxDifference(crop, new Float32Array(crop.length))).toBeGreaterThan(0.5);
