@@ -33,6 +33,7 @@ const MEAN = [0.485, 0.456, 0.406];
 const STD = [0.229, 0.224, 0.225];
 
 export interface DetectionInput {
+  /** Lent (see lendTensor): once the detector has read it, given back with giveBackTensor, and no longer read. */
   tensor: Float32Array;
   width: number;
   height: number;
@@ -124,7 +125,7 @@ export async function detectionInput(image: RgbImage, maxSide: number): Promise<
   const height = roundTo32(image.height * scale);
   const { despeckled, brightness } = await detectorView(image, width, height);
   const plane = width * height;
-  const tensor = new Float32Array(3 * plane);
+  const tensor = lendTensor(3 * plane);
   const { data } = despeckled;
   const [blue, green, red] = LIT_NORMALISED;
   for (let i = 0, p = 0; i < plane; i++, p += 3) {
@@ -136,12 +137,34 @@ export async function detectionInput(image: RgbImage, maxSide: number): Promise<
   return { tensor, width, height, scaleX: image.width / width, scaleY: image.height / height };
 }
 
+/**
+ * Detector inputs the detector has read, to be written over by the next (see giveBackTensor): a
+ * page's input tensors are the largest of its allocations (12 MB at a 1,216 px side, and an A4
+ * page is detected twice), and memory fresh from the system costs more to write than memory
+ * written before. Each is as long as the longest it held; one lent is in no other hands until it
+ * is given back.
+ */
+const spareTensors: Float32Array[] = [];
+/** Spare tensors kept at most: pages are detected one at a time, a few at once only where several are read side by side. */
+const MAX_SPARE_TENSORS = 2;
+
+/** A tensor `length` floats long, a spare one where one is long enough (its values are those it held: every one is written over). */
+function lendTensor(length: number): Float32Array {
+  const spare = spareTensors.pop();
+  return (spare && spare.length >= length ? spare : new Float32Array(length)).subarray(0, length);
+}
+
+/** Takes back the tensor of `input` once the detector has read it, for the next input to be written over. */
+export function giveBackTensor(input: DetectionInput): void {
+  const whole = new Float32Array(input.tensor.buffer);
+  if (spareTensors.length < MAX_SPARE_TENSORS && !spareTensors.some((spare) => spare.buffer === whole.buffer)) spareTensors.push(whole);
+}
+
 /** Regions of the probability map, as text-line quads in page pixels, top to bottom. */
 export function textRegions(probability: Float32Array, input: DetectionInput, settings: DetectionSettings): TextRegion[] {
   const { width, height } = input;
   const { threshold } = settings;
-  const seen = new Uint8Array(width * height);
-  const stack = new Int32Array(width * height);
+  const { seen, stack } = fillScratch(width * height);
   // Each row's leftmost and rightmost pixel of the region being filled: their corners bound it.
   const rowStart = new Int32Array(height).fill(width);
   const rowEnd = new Int32Array(height).fill(-1);
@@ -193,6 +216,18 @@ export function textRegions(probability: Float32Array, input: DetectionInput, se
     if (region) regions.push(region);
   }
   return regions.sort((a, b) => centreY(a.quad) - centreY(b.quad) || a.quad[0].x - b.quad[0].x);
+}
+
+/**
+ * The flood fill's marks and stack, kept from map to map (textRegions runs to its end before
+ * another can start) rather than a fresh pair each (5 MB at a 1,216 px side): see spareTensors.
+ */
+let scratch = { seen: new Uint8Array(0), stack: new Int32Array(0) };
+
+/** Marks for `pixels` pixels, all clear, and a stack that holds them all. */
+function fillScratch(pixels: number): { seen: Uint8Array; stack: Int32Array } {
+  if (scratch.stack.length < pixels) scratch = { seen: new Uint8Array(pixels), stack: new Int32Array(pixels) };
+  return { seen: scratch.seen.fill(0, 0, pixels).subarray(0, pixels), stack: scratch.stack };
 }
 
 const centreY = (quad: Quad) => (quad[0].y + quad[1].y + quad[2].y + quad[3].y) / 4;
