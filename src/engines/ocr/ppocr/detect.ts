@@ -10,7 +10,8 @@ import type { Box } from '../../types.js';
 import { boundingBox, insideQuad, pointInQuad, type Point, type Quad } from '../plane.js';
 import { distance, lineQuad, minAreaRect, unclip, type RotatedRect } from './geometry.js';
 import { EVEN_GAIN } from '../lighting.js';
-import { detectorView, type RgbImage } from './image.js';
+import { detectorView, giveBackView, type RgbImage } from './image.js';
+import { Spares } from './spares.js';
 
 export interface DetectionSettings {
   /** Longest side the page is scaled to for detection (a multiple of 32), unless its text comes out too thin there (see closerSide). */
@@ -33,7 +34,7 @@ const MEAN = [0.485, 0.456, 0.406];
 const STD = [0.229, 0.224, 0.225];
 
 export interface DetectionInput {
-  /** Lent (see lendTensor): once the detector has read it, given back with giveBackTensor, and no longer read. */
+  /** Lent (see Spares): once the detector has read it, given back with giveBackTensor, and no longer read. */
   tensor: Float32Array;
   width: number;
   height: number;
@@ -125,7 +126,7 @@ export async function detectionInput(image: RgbImage, maxSide: number): Promise<
   const height = roundTo32(image.height * scale);
   const { despeckled, brightness } = await detectorView(image, width, height);
   const plane = width * height;
-  const tensor = lendTensor(3 * plane);
+  const tensor = spareTensors.lend(3 * plane);
   const { data } = despeckled;
   const [blue, green, red] = LIT_NORMALISED;
   for (let i = 0, p = 0; i < plane; i++, p += 3) {
@@ -134,30 +135,16 @@ export async function detectionInput(image: RgbImage, maxSide: number): Promise<
     tensor[plane + i] = green[lit | data[p + 1]!]!;
     tensor[2 * plane + i] = red[lit | data[p]!]!;
   }
+  giveBackView(despeckled);
   return { tensor, width, height, scaleX: image.width / width, scaleY: image.height / height };
 }
 
-/**
- * Detector inputs the detector has read, to be written over by the next (see giveBackTensor): a
- * page's input tensors are the largest of its allocations (12 MB at a 1,216 px side, and an A4
- * page is detected twice), and memory fresh from the system costs more to write than memory
- * written before. Each is as long as the longest it held; one lent is in no other hands until it
- * is given back.
- */
-const spareTensors: Float32Array[] = [];
-/** Spare tensors kept at most: pages are detected one at a time, a few at once only where several are read side by side. */
-const MAX_SPARE_TENSORS = 2;
-
-/** A tensor `length` floats long, a spare one where one is long enough (its values are those it held: every one is written over). */
-function lendTensor(length: number): Float32Array {
-  const spare = spareTensors.pop();
-  return (spare && spare.length >= length ? spare : new Float32Array(length)).subarray(0, length);
-}
+/** Detector inputs the detector has read, to be written over by the next (see Spares). */
+const spareTensors = new Spares(Float32Array);
 
 /** Takes back the tensor of `input` once the detector has read it, for the next input to be written over. */
 export function giveBackTensor(input: DetectionInput): void {
-  const whole = new Float32Array(input.tensor.buffer);
-  if (spareTensors.length < MAX_SPARE_TENSORS && !spareTensors.some((spare) => spare.buffer === whole.buffer)) spareTensors.push(whole);
+  spareTensors.giveBack(input.tensor);
 }
 
 /** Regions of the probability map, as text-line quads in page pixels, top to bottom. */
@@ -220,7 +207,7 @@ export function textRegions(probability: Float32Array, input: DetectionInput, se
 
 /**
  * The flood fill's marks and stack, kept from map to map (textRegions runs to its end before
- * another can start) rather than a fresh pair each (5 MB at a 1,216 px side): see spareTensors.
+ * another can start) rather than a fresh pair each (5 MB at a 1,216 px side): see Spares.
  */
 let scratch = { seen: new Uint8Array(0), stack: new Int32Array(0) };
 

@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import { greyBrightness, srgbGrey } from '../lighting.js';
 import type { Box } from '../../types.js';
 import type { Homography } from './geometry.js';
+import { Spares } from './spares.js';
 
 export interface RgbImage {
   /** width × height × 3 bytes, row by row. */
@@ -36,15 +37,26 @@ export async function decodeRgb(bytes: Uint8Array, margin = 0, turn = 0): Promis
  * each pixel is divided by (see lighting.ts), so text in the shadow of a photo stands out as much
  * as text in the light. Measured: the speckled fixture's CER 7.3% → 0.9% (median); a photo
  * darkened to a third on one side, 4 → 7 of 7 identifiers read (flat field). Lines are cut from
- * the unfiltered page.
+ * the unfiltered page. The despeckled page is lent (see Spares): give it back with giveBackView
+ * once it is read.
  */
 export async function detectorView(image: RgbImage, width: number, height: number): Promise<{ despeckled: RgbImage; brightness: Uint8Array }> {
   const resized = await sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } })
     .resize(width, height, { fit: 'fill', kernel: 'linear' })
     .raw()
     .toBuffer();
-  const { despeckled, grey } = despeckle(resized, width, height);
-  return { despeckled: { data: despeckled, width, height }, brightness: await greyBrightness(grey, width, height) };
+  const { despeckled, grey } = despeckle(resized, width, height, { despeckled: spareBytes.lend(resized.length), grey: spareBytes.lend(width * height) });
+  const brightness = await greyBrightness(grey, width, height);
+  spareBytes.giveBack(grey);
+  return { despeckled: { data: despeckled, width, height }, brightness };
+}
+
+/** The despeckled pages of detectorView and their greys, to be written over by the next (see Spares). */
+const spareBytes = new Spares(Uint8Array);
+
+/** Takes back a page detectorView despeckled once it will no longer be read. */
+export function giveBackView(despeckled: RgbImage): void {
+  spareBytes.giveBack(despeckled.data);
 }
 
 /** The median of three bytes: compares only, which the page's many runs of one value (white paper) predict well. */
@@ -60,12 +72,12 @@ const median3 = (a: number, b: number, c: number) => (a < b ? (b < c ? b : a < c
  * what the page's brightness is blurred from. White paper stays white: only the part of each
  * row that is not white, or whose rows above or below are not, is filtered (a printed page's
  * margins and the gaps between its lines are most of it), and white is passed over a word
- * (four bytes) at a time.
+ * (four bytes) at a time. Written `into` the arrays given, where they are.
  */
-export function despeckle(data: Uint8Array, width: number, height: number): { despeckled: Uint8Array; grey: Uint8Array } {
+export function despeckle(data: Uint8Array, width: number, height: number, into?: { despeckled: Uint8Array; grey: Uint8Array }): { despeckled: Uint8Array; grey: Uint8Array } {
   const row = width * 3;
-  const despeckled = new Uint8Array(data.length).fill(WHITE);
-  const grey = new Uint8Array(width * height).fill(srgbGrey(WHITE, WHITE, WHITE));
+  const despeckled = (into?.despeckled ?? new Uint8Array(data.length)).fill(WHITE);
+  const grey = (into?.grey ?? new Uint8Array(width * height)).fill(srgbGrey(WHITE, WHITE, WHITE));
   const dataWords = wordsOf(data);
   const spans = Array.from({ length: height }, (_, y) => filteredSpan(data, dataWords, y * row, row));
   // The medians across of the row above, this row and the row below, in turn (row y in slot y % 3),
