@@ -130,6 +130,10 @@ function cutSlanted(image: RgbImage, h: Homography, width: number, height: numbe
     let v = h3 * 0.5 + h4 * cy + h5;
     let d = h6 * 0.5 + h7 * cy + h8;
     const row = y * stride;
+    if (rowInside(u, v, d, h0, h3, h6, width, image, affine)) {
+      cutInside(data, w, { u, v, d, du: h0, dv: h3, dd: h6, affine }, width, out, offset + row, planeSize);
+      continue;
+    }
     for (let x = 0; x < width; x++, u += h0, v += h3, d += h6) {
       const sx = Math.min(w - 1, Math.max(0, (affine ? u : u / d) - 0.5));
       const sy = Math.min(hh - 1, Math.max(0, (affine ? v : v / d) - 0.5));
@@ -137,6 +141,48 @@ function cutSlanted(image: RgbImage, h: Homography, width: number, height: numbe
       const y0 = sy | 0;
       blend(data, (y0 * w + x0) * 3, x0 + 1 < w ? 3 : 0, y0 + 1 < hh ? 3 * w : 0, sx - x0, sy - y0, out, offset + row + x, planeSize);
     }
+  }
+}
+
+/** How far inside the page a row's ends must lie to count its samples inside: far beyond the rounding its steps gather. */
+const INSIDE = 1e-6;
+
+/**
+ * Whether every sample of a crop row `width` long, whose homography terms start at `u`, `v`,
+ * `d` and step by `du`, `dv`, `dd` (as cutSlanted steps them), lies inside the page with a
+ * pixel after it, right and down. Along a row its place in the page moves one way only (the
+ * terms grow linearly, and the row stays on one side of the horizon, d > 0, or is affine), so its
+ * ends bound it.
+ */
+function rowInside(u: number, v: number, d: number, du: number, dv: number, dd: number, width: number, page: RgbImage, affine: boolean): boolean {
+  const steps = width - 1;
+  const [uEnd, vEnd, dEnd] = [u + du * steps, v + dv * steps, d + dd * steps];
+  if (affine) return between(u, uEnd, page.width) && between(v, vEnd, page.height);
+  return d > 0 && dEnd > 0 && between(u / d, uEnd / dEnd, page.width) && between(v / d, vEnd / dEnd, page.height);
+}
+
+/** Whether the pixel centres from `first` to `last` (either way round) lie inside an axis `size` pixels long, with a pixel after each. */
+const between = (first: number, last: number, size: number) => Math.min(first, last) - 0.5 >= INSIDE && Math.max(first, last) - 0.5 < size - 1 - INSIDE;
+
+/** A crop row's homography terms at its first pixel, their steps along it, and whether it is affine (see cutSlanted). */
+interface RowTerms {
+  u: number;
+  v: number;
+  d: number;
+  du: number;
+  dv: number;
+  dd: number;
+  affine: boolean;
+}
+
+/** A crop row that lies inside the page (see rowInside), written from `at` in `out`: as cutSlanted samples it, with no edge to clamp to. */
+function cutInside(data: Uint8Array, w: number, { u, v, d, du, dv, dd, affine }: RowTerms, width: number, out: Float32Array, at: number, planeSize: number): void {
+  for (let x = 0; x < width; x++, u += du, v += dv, d += dd) {
+    const sx = (affine ? u : u / d) - 0.5;
+    const sy = (affine ? v : v / d) - 0.5;
+    const x0 = sx | 0;
+    const y0 = sy | 0;
+    blend(data, (y0 * w + x0) * 3, 3, 3 * w, sx - x0, sy - y0, out, at + x, planeSize);
   }
 }
 

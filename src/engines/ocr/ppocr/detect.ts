@@ -10,7 +10,8 @@ import type { Box } from '../../types.js';
 import { boundingBox, insideQuad, pointInQuad, type Point, type Quad } from '../plane.js';
 import { distance, lineQuad, minAreaRect, unclip, type RotatedRect } from './geometry.js';
 import { EVEN_GAIN } from '../lighting.js';
-import { detectorView, type RgbImage } from './image.js';
+import { detectorView, giveBackView, type RgbImage } from './image.js';
+import { Spares } from './spares.js';
 
 export interface DetectionSettings {
   /** Longest side the page is scaled to for detection (a multiple of 32), unless its text comes out too thin there (see closerSide). */
@@ -33,6 +34,7 @@ const MEAN = [0.485, 0.456, 0.406];
 const STD = [0.229, 0.224, 0.225];
 
 export interface DetectionInput {
+  /** Lent (see Spares): once the detector has read it, given back with giveBackTensor, and no longer read. */
   tensor: Float32Array;
   width: number;
   height: number;
@@ -124,7 +126,7 @@ export async function detectionInput(image: RgbImage, maxSide: number): Promise<
   const height = roundTo32(image.height * scale);
   const { despeckled, brightness } = await detectorView(image, width, height);
   const plane = width * height;
-  const tensor = new Float32Array(3 * plane);
+  const tensor = spareTensors.lend(3 * plane);
   const { data } = despeckled;
   const [blue, green, red] = LIT_NORMALISED;
   for (let i = 0, p = 0; i < plane; i++, p += 3) {
@@ -133,15 +135,23 @@ export async function detectionInput(image: RgbImage, maxSide: number): Promise<
     tensor[plane + i] = green[lit | data[p + 1]!]!;
     tensor[2 * plane + i] = red[lit | data[p]!]!;
   }
+  giveBackView(despeckled);
   return { tensor, width, height, scaleX: image.width / width, scaleY: image.height / height };
+}
+
+/** Detector inputs the detector has read, to be written over by the next (see Spares). */
+const spareTensors = new Spares(Float32Array);
+
+/** Takes back the tensor of `input` once the detector has read it, for the next input to be written over. */
+export function giveBackTensor(input: DetectionInput): void {
+  spareTensors.giveBack(input.tensor);
 }
 
 /** Regions of the probability map, as text-line quads in page pixels, top to bottom. */
 export function textRegions(probability: Float32Array, input: DetectionInput, settings: DetectionSettings): TextRegion[] {
   const { width, height } = input;
   const { threshold } = settings;
-  const seen = new Uint8Array(width * height);
-  const stack = new Int32Array(width * height);
+  const { seen, stack } = fillScratch(width * height);
   // Each row's leftmost and rightmost pixel of the region being filled: their corners bound it.
   const rowStart = new Int32Array(height).fill(width);
   const rowEnd = new Int32Array(height).fill(-1);
@@ -193,6 +203,18 @@ export function textRegions(probability: Float32Array, input: DetectionInput, se
     if (region) regions.push(region);
   }
   return regions.sort((a, b) => centreY(a.quad) - centreY(b.quad) || a.quad[0].x - b.quad[0].x);
+}
+
+/**
+ * The flood fill's marks and stack, kept from map to map (textRegions runs to its end before
+ * another can start) rather than a fresh pair each (5 MB at a 1,216 px side): see Spares.
+ */
+let scratch = { seen: new Uint8Array(0), stack: new Int32Array(0) };
+
+/** Marks for `pixels` pixels, all clear, and a stack that holds them all. */
+function fillScratch(pixels: number): { seen: Uint8Array; stack: Int32Array } {
+  if (scratch.stack.length < pixels) scratch = { seen: new Uint8Array(pixels), stack: new Int32Array(pixels) };
+  return { seen: scratch.seen.fill(0, 0, pixels).subarray(0, pixels), stack: scratch.stack };
 }
 
 const centreY = (quad: Quad) => (quad[0].y + quad[1].y + quad[2].y + quad[3].y) / 4;

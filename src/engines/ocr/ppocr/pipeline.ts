@@ -16,7 +16,7 @@
  */
 import ort from 'onnxruntime-node';
 import type { Box, OcrPage, PageLie, PagePerspective } from '../../types.js';
-import { closerSide, detectionInput, findsAgain, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
+import { closerSide, detectionInput, findsAgain, giveBackTensor, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
 import { cropRgb, decodeRgb, warpRgb, type RgbImage } from './image.js';
 import { homography, project } from './geometry.js';
 import { estimatePerspective, flatView, turnedPerspective } from './perspective.js';
@@ -235,7 +235,9 @@ async function detectLegibly(models: PpOcrModels, image: RgbImage, side: number,
 
 async function detect(models: PpOcrModels, input: DetectionInput, settings: PipelineSettings, signal: AbortSignal): Promise<{ probability: Float32Array; quads: Quad[] }> {
   signal.throwIfAborted();
-  const detection = await models.detector.run({ [models.detector.inputNames[0]!]: makeTensor(input.tensor, [1, 3, input.height, input.width]) });
+  const detection = await models.detector
+    .run({ [models.detector.inputNames[0]!]: makeTensor(input.tensor, [1, 3, input.height, input.width]) })
+    .finally(() => giveBackTensor(input));
   const probability = detection[models.detector.outputNames[0]!]!.data as Float32Array;
   return { probability, quads: textRegions(probability, input, settings.detection).map((region) => region.quad) };
 }

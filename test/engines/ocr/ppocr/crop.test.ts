@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cutNormalised } from '../../../../src/engines/ocr/ppocr/crop.js';
+import { homography, rectQuad } from '../../../../src/engines/ocr/ppocr/geometry.js';
 import { quadOf, type Quad } from '../../../../src/engines/ocr/plane.js';
 
 /** A page of pseudo-random pixels: every sample differs from its neighbours. */
@@ -15,6 +16,36 @@ function cut(quad: Quad, width: number, height: number): Float32Array {
   return out;
 }
 
+/** The crop by definition: each pixel centre through the homography onto the page, bilinear, clamped to its edge pixels. */
+function cutByDefinition(quad: Quad, width: number, height: number): Float32Array {
+  const { data, width: w, height: hh } = page(60, 40);
+  const h = homography(rectQuad(width, height), quad);
+  const out = new Float32Array(3 * width * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const d = h[6] * (x + 0.5) + h[7] * (y + 0.5) + h[8];
+      const sx = Math.min(w - 1, Math.max(0, (h[0] * (x + 0.5) + h[1] * (y + 0.5) + h[2]) / d - 0.5));
+      const sy = Math.min(hh - 1, Math.max(0, (h[3] * (x + 0.5) + h[4] * (y + 0.5) + h[5]) / d - 0.5));
+      const [x0, y0] = [Math.floor(sx), Math.floor(sy)];
+      const [x1, y1] = [Math.min(w - 1, x0 + 1), Math.min(hh - 1, y0 + 1)];
+      const at = (px: number, py: number, c: number) => data[(py * w + px) * 3 + c]!;
+      for (const [c, plane] of [[2, 0], [1, 1], [0, 2]] as const) {
+        const top = at(x0, y0, c) * (1 - (sx - x0)) + at(x1, y0, c) * (sx - x0);
+        const bottom = at(x0, y1, c) * (1 - (sx - x0)) + at(x1, y1, c) * (sx - x0);
+        out[plane * width * height + y * width + x] = (top * (1 - (sy - y0)) + bottom * (sy - y0)) / 127.5 - 1;
+      }
+    }
+  }
+  return out;
+}
+
+/** `quad` turned `degrees` about its first corner. */
+function turned(quad: Quad, degrees: number): Quad {
+  const [cos, sin] = [Math.cos((degrees * Math.PI) / 180), Math.sin((degrees * Math.PI) / 180)];
+  const { x: ox, y: oy } = quad[0];
+  return quad.map(({ x, y }) => ({ x: ox + (x - ox) * cos - (y - oy) * sin, y: oy + (x - ox) * sin + (y - oy) * cos })) as Quad;
+}
+
 const maxDifference = (a: Float32Array, b: Float32Array) => a.reduce((most, value, i) => Math.max(most, Math.abs(value - b[i]!)), 0);
 
 describe('a text line cut from the page', () => {
@@ -27,6 +58,16 @@ describe('a text line cut from the page', () => {
     const b = cut(slanted, 120, 24);
     expect(maxDifference(a, b)).toBeLessThan(1e-4);
     expect(maxDifference(a, new Float32Array(a.length))).toBeGreaterThan(0.5);
+  });
+
+  it('samples a turned line, or one seen at a slant, as the homography does pixel by pixel, inside the page and where it runs past its edges', () => {
+    const inPerspective: Quad = [{ x: 4.2, y: 6.1 }, { x: 50.3, y: 9.4 }, { x: 47.9, y: 21.8 }, { x: 6.6, y: 15.2 }];
+    const pastEdges: Quad = [{ x: -3.5, y: 28.2 }, { x: 64.1, y: 30.9 }, { x: 61.2, y: 43.5 }, { x: -1.1, y: 37.7 }];
+    for (const quad of [turned(level, 0.5), turned(level, -3), turned(quadOf({ x0: -4, y0: 30.5, x1: 70, y1: 42 }), 1), inPerspective, pastEdges]) {
+      const crop = cut(quad, 100, 24);
+      expect(maxDifference(crop, cutByDefinition(quad, 100, 24))).toBeLessThan(1e-4);
+      expect(maxDifference(crop, new Float32Array(crop.length))).toBeGreaterThan(0.5);
+    }
   });
 
   it('takes each pixel of a crop at the page scale from the page, normalised, in BGR planes', () => {

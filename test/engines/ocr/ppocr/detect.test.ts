@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closerSide, DETECTION_DEFAULTS, findsAgain, MIN_LINE_THICKNESS, textRegions, type DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
+import { closerSide, DETECTION_DEFAULTS, detectionInput, findsAgain, giveBackTensor, MIN_LINE_THICKNESS, textRegions, type DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
 import { quadOf, type Quad } from '../../../../src/engines/ocr/plane.js';
 
 const WIDTH = 64;
@@ -39,6 +39,24 @@ describe('text regions of the probability map', () => {
     const [region] = textRegions(probability, input, DETECTION_DEFAULTS);
     const [topLeft, topRight] = region!.quad;
     expect((topRight.y - topLeft.y) / (topRight.x - topLeft.x)).toBeCloseTo(0.4, 1);
+  });
+});
+
+describe("the detector's input tensor", () => {
+  /** A page of pseudo-random pixels, `seed` apart. */
+  const page = (seed: number) => ({ data: Uint8Array.from({ length: 90 * 70 * 3 }, (_, i) => ((i + seed) * 2654435761) >>> 24), width: 90, height: 70 });
+
+  it('is written over one given back, as it would be in a fresh one, and never lent twice at once', async () => {
+    const fresh = Float32Array.from((await detectionInput(page(1), 64)).tensor);
+    const held = await detectionInput(page(2), 96);
+    const other = await detectionInput(page(2), 96);
+    expect(other.tensor.buffer).not.toBe(held.tensor.buffer);
+    giveBackTensor(held);
+    giveBackTensor(held);
+    const again = await detectionInput(page(1), 64);
+    expect(again.tensor.buffer).toBe(held.tensor.buffer);
+    expect(again.tensor).toEqual(fresh);
+    expect((await detectionInput(page(1), 64)).tensor.buffer).not.toBe(held.tensor.buffer);
   });
 });
 

@@ -12,6 +12,18 @@ function image(width: number, height: number, dark: Array<[number, number]>): Ui
 const darkPixels = (data: Uint8Array, width: number) =>
   Array.from({ length: data.length / 3 }, (_, i) => i).filter((i) => data[i * 3] === 0).map((i) => [i % width, Math.floor(i / width)]);
 
+/** The reference despeckle: each byte the median down of the medians across of the rows above, at and below it (edges repeated). */
+function medianAcrossThenDown(data: Uint8Array, width: number, height: number): Uint8Array {
+  const byte = (x: number, y: number, c: number) => data[(Math.min(height - 1, Math.max(0, y)) * width + Math.min(width - 1, Math.max(0, x))) * 3 + c]!;
+  const median = (values: number[]) => values.sort((a, b) => a - b)[1]!;
+  const across = (x: number, y: number, c: number) => median([byte(x - 1, y, c), byte(x, y, c), byte(x + 1, y, c)]);
+  return Uint8Array.from({ length: data.length }, (_, i) => {
+    const [pixel, c] = [Math.floor(i / 3), i % 3];
+    const [x, y] = [pixel % width, Math.floor(pixel / width)];
+    return median([across(x, y - 1, c), across(x, y, c), across(x, y + 1, c)]);
+  });
+}
+
 describe('despeckle', () => {
   it('removes specks one pixel thin and keeps strokes three pixels thick', () => {
     const stroke: Array<[number, number]> = [];
@@ -27,15 +39,18 @@ describe('despeckle', () => {
     // Print over rows 4–11 but for a white row 8, between white margins, and a dot in the last row.
     for (let y = 4; y < 12; y++) for (let i = 3 * 5; i < 3 * 15; i++) if (y !== 8) data[y * width * 3 + i] = (i * 7919 + y * 104729) % 256;
     data.fill(0, 3 * (width * 16 + 20), 3 * (width * 16 + 21));
-    const byte = (x: number, y: number, c: number) => data[(Math.min(height - 1, Math.max(0, y)) * width + Math.min(width - 1, Math.max(0, x))) * 3 + c]!;
-    const median = (values: number[]) => values.sort((a, b) => a - b)[1]!;
-    const across = (x: number, y: number, c: number) => median([byte(x - 1, y, c), byte(x, y, c), byte(x + 1, y, c)]);
-    const expected = Uint8Array.from({ length: data.length }, (_, i) => {
-      const [pixel, c] = [Math.floor(i / 3), i % 3];
-      const [x, y] = [pixel % width, Math.floor(pixel / width)];
-      return median([across(x, y - 1, c), across(x, y, c), across(x, y + 1, c)]);
-    });
-    expect(despeckle(data, width, height).despeckled).toEqual(expected);
+    expect(despeckle(data, width, height).despeckled).toEqual(medianAcrossThenDown(data, width, height));
+  });
+
+  it('is the median across and then down wherever white runs start and end, whether or not the page starts on a word', () => {
+    const [width, height] = [37, 29];
+    for (const offset of [0, 1, 2, 3]) {
+      const data = new Uint8Array(offset + width * height * 3).fill(255).subarray(offset);
+      // Short dark runs of every length at every phase, between white runs of every length.
+      for (let i = 0, run = 1; i < data.length; i += 2 * run, run = (run % 13) + 1) data.fill((i * 31) % 200, i, Math.min(data.length, i + run));
+      for (let y = 10; y < 14; y++) data.fill(255, y * width * 3, (y + 1) * width * 3);
+      expect(despeckle(data, width, height).despeckled).toEqual(medianAcrossThenDown(data, width, height));
+    }
   });
 
   it("gives each despeckled pixel's grey as sharp's greyscale does", async () => {
