@@ -22,7 +22,8 @@ interface CancerType {
  * metastasis (肝转移癌).
  */
 const HAN_GAP = '(?:(?!未(?!分化)|无|不|排除|除外|否认|转移)\\p{Script=Han}){0,8}';
-const SIDE = '(?:(?:left|right|bilateral)\\s+)?';
+/** The side, which OCR may read glued to the organ ("of the rightlung"). */
+const SIDE = '(?:(?:left|right|bilateral)\\s*)?';
 /** "adenocarcinoma of the right upper lobe of the lung": a few words between histology and organ. */
 const OF_THE = '\\s+of\\s+(?:the\\s+)?(?:[a-z]+\\s+){0,6}?';
 const CARCINOMA = '(?:carcinoma|cancer|adenocarcinoma|neoplasm|malignancy)';

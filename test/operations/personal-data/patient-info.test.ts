@@ -205,6 +205,8 @@ describe('cancer type through the synonym table, in the diagnosis language', () 
     ['Diagnosis: invasive ductal carcinoma', 'breast cancer'],
     ['Diagnosis: Adenocarcinoma of the lung', 'lung cancer'],
     ['Pathology: adenocarcinoma of the right upper lobe of the lung', 'lung cancer'],
+    ['Diagnosis: Adenocarcinoma of the rightlung', 'lung cancer'],
+    ['Diagnosis: leftbreast invasive ductal carcinoma', 'breast cancer'],
     ['Impression: non-small cell lung cancer (NSCLC)', 'lung cancer'],
     ['Diagnosis: gastric adenocarcinoma', 'gastric cancer'],
     ['Diagnosis: squamous cell carcinoma of the esophagus', 'esophageal cancer'],
