@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
 import { caseOcrResponse } from '../../src/contract/case-files.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createOcrEngine } from '../../src/engines/ocr/index.js';
@@ -130,6 +131,23 @@ describe('case-ocr with the real OCR engine', () => {
     const missed = photoTruth()[photo]!.personal!.flatMap((identifier, i) => (text.includes(identifier) ? [] : [`identifier ${i + 1}`]));
     expect(missed).toEqual([]);
   }, 60_000);
+
+  it('reads every identifier on a real phone photo standing upright and photographed tilted 30°, its far edge the top or the bottom', async () => {
+    const photo = 'np2016_bloodtestreport2.jpg';
+    const truth = photoTruth()[photo]!;
+    const upright = await sharp(readFileSync(fixturePath('photos', photo)))
+      .rotate(truth.rotation ?? 0)
+      .png()
+      .toBuffer();
+    for (const far of ['top', 'bottom'] as const) {
+      made.set(`tilted-${far}.png`, (await tiltedPage(upright, far, 30)).png);
+      const { status, json } = await post(gateway, [file(6, `tilted-${far}.png`)]);
+      expect(status).toBe(200);
+      const text = (json.ocr_results[0].ocr_result as string).replace(/\s+/g, '');
+      const missed = truth.personal!.flatMap((identifier, i) => (text.includes(identifier) ? [] : [`identifier ${i + 1}`]));
+      expect(missed, `far edge ${far}`).toEqual([]);
+    }
+  }, 90_000);
 
   it('reads full A4 pages of small print at 150 dpi whole, in English and in Chinese: every line, CER under 2%', async () => {
     const pages = ['en-pathology-150dpi.png', 'zh-pathology-150dpi.jpg'];

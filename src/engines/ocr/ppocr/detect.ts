@@ -80,15 +80,31 @@ const FOUND_AGAIN = 0.5;
 const SAMPLES_ALONG = 20;
 const SAMPLES_ACROSS = 5;
 
+/** A line no longer than this many times its thickness is a lone glyph or mark ("%", an arrow). */
+const LONE_GLYPH_LENGTH = 2;
+
 /**
- * Whether the lines detected closer (`closer`) find again every line first found (`first`), both
- * in page pixels: whole lines split in two or made longer do, lines gone do not. A page blurred
- * past reading comes out as thick smudges that detected closer fall apart into a few specks the
- * recogniser reads nothing from, and a page whose found text reads as nothing passes as blank.
+ * The lines to read of a page detected first (`first`) and then closer (`closer`), both in page
+ * pixels: the closer lines, with every lone glyph first found that they do not find again (a
+ * thin mark the closer look can miss); undefined when a longer line first found is not found
+ * again. Whole lines split in two or made longer are found again. A page blurred past reading
+ * comes out as thick smudges that detected closer fall apart into a few specks the recogniser
+ * reads nothing from, and a page whose found text reads as nothing passes as blank.
  */
-export function findsAgain(first: readonly Quad[], closer: readonly Quad[]): boolean {
-  const around = closer.map((quad) => ({ quad, box: boundingBox(quad) }));
-  return first.every((line) => shareInside(line, around) >= FOUND_AGAIN);
+export function closerLines(first: readonly Quad[], closer: readonly Quad[]): Quad[] | undefined {
+  const lost = linesLost(first, closer);
+  return lost.every(isLoneGlyph) ? [...closer, ...lost] : undefined;
+}
+
+/** The lines of `first` that `later` (both in page pixels) do not find again: less than half of each lies inside them. */
+export function linesLost<Line extends Quad>(first: readonly Line[], later: readonly Quad[]): Line[] {
+  const around = later.map((quad) => ({ quad, box: boundingBox(quad) }));
+  return first.filter((line) => shareInside(line, around) < FOUND_AGAIN);
+}
+
+function isLoneGlyph(quad: Quad): boolean {
+  const [along, across] = [distance(quad[0], quad[1]), distance(quad[0], quad[3])];
+  return Math.max(along, across) <= LONE_GLYPH_LENGTH * Math.min(along, across);
 }
 
 /** How far outside its box a point may lie and still count as on a quad's edge (insideQuad's tolerance). */

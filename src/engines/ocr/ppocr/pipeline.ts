@@ -16,7 +16,7 @@
  */
 import ort from 'onnxruntime-node';
 import type { Box, OcrPage, PageLie, PagePerspective } from '../../types.js';
-import { closerSide, detectionInput, findsAgain, giveBackTensor, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
+import { closerLines, closerSide, detectionInput, giveBackTensor, linesLost, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
 import { cropRgb, decodeRgb, warpRgb, type RgbImage } from './image.js';
 import { homography, project } from './geometry.js';
 import { estimatePerspective, flatView, turnedPerspective } from './perspective.js';
@@ -218,8 +218,9 @@ function reachesCut(quad: Quad, region: Box, image: RgbImage): boolean {
 /**
  * The image's text detected at `side`, and once more enlarged when its lines come out thinner
  * than the detector keeps whole there (see closerSide): small print on a full page scaled down.
- * The enlarged detection stands only when it finds again every line the first found (see
- * findsAgain); text found and then lost would let an unreadable page pass as blank.
+ * The enlarged detection stands only when it finds again every line the first found but lone
+ * glyphs, which are kept from the first (see closerLines); text found and then lost would let an
+ * unreadable page pass as blank.
  */
 async function detectLegibly(models: PpOcrModels, image: RgbImage, side: number, settings: PipelineSettings, signal: AbortSignal): Promise<{ input: DetectionInput; probability: Float32Array; quads: Quad[] }> {
   const detectAt = async (at: number) => {
@@ -230,7 +231,8 @@ async function detectLegibly(models: PpOcrModels, image: RgbImage, side: number,
   const closer = closerSide(first.quads, first.input, Math.max(image.width, image.height));
   if (closer === undefined) return first;
   const enlarged = await detectAt(closer);
-  return findsAgain(first.quads, enlarged.quads) ? enlarged : first;
+  const quads = closerLines(first.quads, enlarged.quads);
+  return quads ? { ...enlarged, quads } : first;
 }
 
 async function detect(models: PpOcrModels, input: DetectionInput, settings: PipelineSettings, signal: AbortSignal): Promise<{ probability: Float32Array; quads: Quad[] }> {
@@ -247,10 +249,11 @@ const FLAT_VIEW_SIDE = 1.5;
 
 /**
  * The lines of a page photographed at a slant, detected again in its flat view (see
- * perspective.ts) and carried back onto the page as sent, each with its proportions on the paper;
- * undefined for a page whose lines (`lines`, of the page turned `turn` degrees) show no
- * perspective that matters. A page whose lie is `known` is seen in the flat view of its known
- * perspective, or in none.
+ * perspective.ts) and carried back onto the page as sent, each with its proportions on the paper,
+ * and every line detected on the page as it lies that the flat view does not find again (its
+ * detector, at another scale, can miss a faint line found at the first); undefined for a page
+ * whose lines (`lines`, of the page turned `turn` degrees) show no perspective that matters. A
+ * page whose lie is `known` is seen in the flat view of its known perspective, or in none.
  */
 async function flatLines(
   models: PpOcrModels,
@@ -287,7 +290,8 @@ async function flatLines(
   const input = await detectionInput(image, Math.max(image.width, image.height));
   const { probability, quads: flatQuads } = await detect(models, input, settings, signal);
   const cuts = flatQuads.map((quad) => ({ quad: quad.map((p) => project(fromFlat, p)) as Quad, aspect: cutAlong(quad).aspect }));
-  return { turn, probability, input, cuts, text: lines.text, scale: view.scale, perspective };
+  const missed = new Set(linesLost(lines.cuts.map((cut) => cut.quad), cuts.map((cut) => cut.quad)));
+  return { turn, probability, input, cuts: [...cuts, ...lines.cuts.filter((cut) => missed.has(cut.quad))], text: lines.text, scale: view.scale, perspective };
 }
 
 /**

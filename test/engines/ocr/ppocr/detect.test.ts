@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closerSide, DETECTION_DEFAULTS, detectionInput, findsAgain, giveBackTensor, MIN_LINE_THICKNESS, textRegions, type DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
+import { closerLines, closerSide, DETECTION_DEFAULTS, detectionInput, giveBackTensor, MIN_LINE_THICKNESS, textRegions, type DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
 import { quadOf, type Quad } from '../../../../src/engines/ocr/plane.js';
 
 const WIDTH = 64;
@@ -92,20 +92,29 @@ describe('the side a page is detected again at when its text comes out thin', ()
   });
 });
 
-describe('whether the page detected again finds again the lines first found', () => {
+describe('the lines read of a page detected first and then closer', () => {
   /** A line from x0 to x1, its top at `y`, `thickness` high. */
   const line = (x0: number, x1: number, y: number, thickness = 20): Quad => quadOf({ x0, y0: y, x1, y1: y + thickness });
   const first = [line(10, 410, 0), line(10, 300, 40)];
 
-  it('finds lines again made whole: longer, or split where they had run into each other', () => {
-    expect(findsAgain(first, [line(5, 415, 0), line(10, 380, 40)])).toBe(true);
-    const paragraph = [line(10, 410, 0, 44)];
-    expect(findsAgain(paragraph, [line(10, 410, 0), line(10, 410, 24)])).toBe(true);
+  it('are the closer lines when they find again the lines first found: longer, or split where they had run into each other', () => {
+    const closer = [line(5, 415, 0), line(10, 380, 40)];
+    expect(closerLines(first, closer)).toEqual(closer);
+    const split = [line(10, 410, 0), line(10, 410, 24)];
+    expect(closerLines([line(10, 410, 0, 44)], split)).toEqual(split);
   });
 
-  it('does not when a line first found is gone, or only a speck of it is left', () => {
-    expect(findsAgain(first, [line(5, 415, 0)])).toBe(false);
-    expect(findsAgain(first, [line(5, 415, 0), line(10, 100, 40)])).toBe(false);
-    expect(findsAgain(first, [])).toBe(false);
+  it('are none when a line first found is gone, or only a speck of it is left', () => {
+    expect(closerLines(first, [line(5, 415, 0)])).toBeUndefined();
+    expect(closerLines(first, [line(5, 415, 0), line(10, 100, 40)])).toBeUndefined();
+    expect(closerLines(first, [])).toBeUndefined();
+  });
+
+  it('keep a lone glyph first found that the closer look missed, and only a glyph', () => {
+    const percent = line(500, 530, 40, 18);
+    const closer = [line(5, 415, 0), line(10, 380, 40)];
+    expect(closerLines([...first, percent], closer)).toEqual([...closer, percent]);
+    const shortWord = line(500, 545, 40, 18);
+    expect(closerLines([...first, shortWord], closer)).toBeUndefined();
   });
 });
