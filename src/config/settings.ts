@@ -442,7 +442,7 @@ export const SETTINGS = {
       env: 'OCR_DET_MAX_SIDE',
       type: types.intBetween(320, 4096),
       default: 960,
-      doc: "PP-OCR: a page is scaled so its longest side is at most this for text detection (rounded to a multiple of 32); a page whose lines come out too thin there (small print on a full A4 page) is detected once more, enlarged until they are thick enough, up to its own size and twice this side. Smaller is faster",
+      doc: "PP-OCR: a page is scaled so its longest side is at most this for text detection (rounded to a multiple of 32); a page whose print is too small there (small print on a full A4 page) is detected enlarged until its lines are thick enough, up to its own size and twice this side: at once when its pixels show how small its print is (crisp print on light paper), else once more after it was detected at this side. Smaller is faster",
     }),
     langs: setting({
       env: 'OCR_LANGS',

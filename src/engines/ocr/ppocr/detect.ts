@@ -1,8 +1,8 @@
 /**
  * Text detection with PP-OCR's DB model: the page, scaled so its longest side is at most
- * `maxSide` (both sides multiples of 32; larger when its text comes out too thin there, see
- * closerSide), normalised as the model was trained (BGR, ImageNet mean
- * and deviation), gives a map of the probability that each pixel is text. Pixels above the
+ * `maxSide` (both sides multiples of 32; larger when its print is too small for that, see
+ * plannedSide, or its text comes out too thin there, see closerSide), normalised as the model
+ * was trained (BGR, ImageNet mean and deviation), gives a map of the probability that each pixel is text. Pixels above the
  * threshold form regions; each region's rotated minimum-area rectangle, kept when the mean
  * probability inside it reaches the box score, is unclipped and scaled back to the page.
  */
@@ -72,6 +72,28 @@ export function closerSide(quads: readonly Quad[], input: DetectionInput, pageSi
   if (median >= MIN_LINE_THICKNESS) return undefined;
   const detectedSide = Math.max(input.width, input.height);
   return Math.round(Math.min(pageSide, MAX_CLOSER * detectedSide, (detectedSide * MIN_LINE_THICKNESS) / median));
+}
+
+/**
+ * The detector's line thickness (unclipped, in page pixels) per line height as printLineHeight
+ * measures it. It is higher for Latin print than for Chinese (the bands of a Latin line are its
+ * x-height more than its ascenders); the Chinese end is taken, so that no page is detected at a
+ * side smaller than its own lines ask for once detected at the side limit (see closerSide):
+ * smaller sides read worse, larger ones cost only time.
+ */
+const THICKNESS_PER_PRINT_HEIGHT = 1.5;
+
+/**
+ * The longest side to detect the page at once, from the height of its lines of print
+ * (`printHeight`, in page pixels, see print-height.ts) before it is detected: the side at which
+ * its lines come out MIN_LINE_THICKNESS thick, up to its own size (`pageSide`) and MAX_CLOSER
+ * times `side`, the side limit. Undefined where the print is unknown or the side limit serves.
+ */
+export function plannedSide(printHeight: number | undefined, pageSide: number, side: number): number | undefined {
+  if (printHeight === undefined) return undefined;
+  const wanted = (pageSide * MIN_LINE_THICKNESS) / (THICKNESS_PER_PRINT_HEIGHT * printHeight);
+  const planned = Math.round(Math.min(pageSide, MAX_CLOSER * side, wanted));
+  return planned > side ? planned : undefined;
 }
 
 /** A line counts as found again when at least this share of it lies inside the lines detected closer. */

@@ -1,7 +1,8 @@
 /**
  * One page through PP-OCR: the page straightened when its lines are skewed (a photo taken at an
- * angle), detection (again, enlarged, when small print comes out too thin for the detector at
- * the side limit), the line direction classifier, batched recognition, the page's quarter
+ * angle), detection (enlarged, when its print is too small for the detector at the side limit:
+ * at once where the page's pixels show how small, else again once it has been detected), the
+ * line direction classifier, batched recognition, the page's quarter
  * turn, and the OcrPage. The detector finds lines well only when they lie near level or plumb
  * (at 30° it cut a form's rows into fragments and missed the name's line), so a skewed page is
  * turned straight once (see orientation.ts) and read as it then lies. A page photographed at a
@@ -16,11 +17,12 @@
  */
 import ort from 'onnxruntime-node';
 import type { Box, OcrPage, PageLie, PagePerspective } from '../../types.js';
-import { closerLines, closerSide, detectionInput, giveBackTensor, linesLost, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
+import { closerLines, closerSide, detectionInput, giveBackTensor, linesLost, plannedSide, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
 import { cropRgb, decodeRgb, warpRgb, type RgbImage } from './image.js';
 import { homography, project } from './geometry.js';
 import { estimatePerspective, flatView, turnedPerspective } from './perspective.js';
 import { readAlphabet, type PpOcrModelFiles } from './models.js';
+import { printLineHeight } from './print-height.js';
 import { pageRotation, straighteningTurn, textOutline, textRegion } from './orientation.js';
 import { boundingBox, normalDegrees, quadOf, turnedSize, turnPoint, unturnPoint, type Point, type Quad } from '../plane.js';
 import { assemblePage } from './page.js';
@@ -174,9 +176,10 @@ async function detectLines(
   const canvas = { width: turned.width - 2 * PAGE_MARGIN, height: turned.height - 2 * PAGE_MARGIN };
   const source = { width: sent.width - 2 * PAGE_MARGIN, height: sent.height - 2 * PAGE_MARGIN };
   const detectIn = async (region: Box | undefined) => {
-    const image = region ? cropRgb(turned, region) : turned;
-    const side = region ? settings.detection.maxSide : detectionSide(settings.detection.maxSide, image, sent);
-    return { region, ...(await detectLegibly(models, image, side, settings, signal)) };
+    if (region) return { region, ...(await detectLegibly(models, cropRgb(turned, region), settings.detection.maxSide, settings, signal)) };
+    const side = detectionSide(settings.detection.maxSide, turned, sent);
+    const planned = plannedSide(printLineHeight(turned), Math.max(turned.width, turned.height), side);
+    return { region, ...(await (planned ? detectAt(models, turned, planned, settings, signal) : detectLegibly(models, turned, side, settings, signal))) };
   };
   const region = text && textRegion(text, turn, { source, canvas, margin: PAGE_MARGIN });
   let seen = await detectIn(region);
@@ -215,24 +218,33 @@ function reachesCut(quad: Quad, region: Box, image: RgbImage): boolean {
   );
 }
 
+/** What the detector found in an image scaled to one side. */
+interface Detection {
+  input: DetectionInput;
+  probability: Float32Array;
+  quads: Quad[];
+}
+
 /**
  * The image's text detected at `side`, and once more enlarged when its lines come out thinner
- * than the detector keeps whole there (see closerSide): small print on a full page scaled down.
- * The enlarged detection stands only when it finds again every line the first found but lone
- * glyphs, which are kept from the first (see closerLines); text found and then lost would let an
- * unreadable page pass as blank.
+ * than the detector keeps whole there (see closerSide): small print on a full page scaled down,
+ * where its pixels could not tell how small (see print-height.ts; a whole page whose print they
+ * measure is detected once, at the side planned from it). The enlarged detection stands only
+ * when it finds again every line the first found but lone glyphs, which are kept from the first
+ * (see closerLines); text found and then lost would let an unreadable page pass as blank.
  */
-async function detectLegibly(models: PpOcrModels, image: RgbImage, side: number, settings: PipelineSettings, signal: AbortSignal): Promise<{ input: DetectionInput; probability: Float32Array; quads: Quad[] }> {
-  const detectAt = async (at: number) => {
-    const input = await detectionInput(image, at);
-    return { input, ...(await detect(models, input, settings, signal)) };
-  };
-  const first = await detectAt(side);
+async function detectLegibly(models: PpOcrModels, image: RgbImage, side: number, settings: PipelineSettings, signal: AbortSignal): Promise<Detection> {
+  const first = await detectAt(models, image, side, settings, signal);
   const closer = closerSide(first.quads, first.input, Math.max(image.width, image.height));
   if (closer === undefined) return first;
-  const enlarged = await detectAt(closer);
+  const enlarged = await detectAt(models, image, closer, settings, signal);
   const quads = closerLines(first.quads, enlarged.quads);
   return quads ? { ...enlarged, quads } : first;
+}
+
+async function detectAt(models: PpOcrModels, image: RgbImage, side: number, settings: PipelineSettings, signal: AbortSignal): Promise<Detection> {
+  const input = await detectionInput(image, side);
+  return { input, ...(await detect(models, input, settings, signal)) };
 }
 
 async function detect(models: PpOcrModels, input: DetectionInput, settings: PipelineSettings, signal: AbortSignal): Promise<{ probability: Float32Array; quads: Quad[] }> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closerLines, closerSide, DETECTION_DEFAULTS, detectionInput, giveBackTensor, MIN_LINE_THICKNESS, textRegions, type DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
+import { closerLines, closerSide, DETECTION_DEFAULTS, detectionInput, giveBackTensor, MIN_LINE_THICKNESS, plannedSide, textRegions, type DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
 import { quadOf, type Quad } from '../../../../src/engines/ocr/plane.js';
 
 const WIDTH = 64;
@@ -89,6 +89,30 @@ describe('the side a page is detected again at when its text comes out thin', ()
   it('measures a line standing on end across it, not along it', () => {
     const upright = quadOf({ x0: 10, y0: 10, x1: 30, y1: 410 });
     expect(closerSide([upright], half, PAGE_SIDE)).toBe(Math.round((880 * MIN_LINE_THICKNESS) / 10));
+  });
+});
+
+describe('the side a page is detected at once, planned from the height of its print', () => {
+  const PAGE_SIDE = 1786;
+  const LIMIT = 960;
+
+  it('is the side at which lines of that height come out MIN_LINE_THICKNESS thick, the smaller the taller the print', () => {
+    const small = plannedSide(20, PAGE_SIDE, LIMIT)!;
+    const smaller = plannedSide(16, PAGE_SIDE, LIMIT)!;
+    expect(small).toBeGreaterThan(LIMIT);
+    expect(smaller).toBeLessThan(PAGE_SIDE);
+    expect(smaller / small).toBeCloseTo(20 / 16, 2);
+  });
+
+  it('plans nothing where the print is unknown, or large enough at the side limit', () => {
+    expect(plannedSide(undefined, PAGE_SIDE, LIMIT)).toBeUndefined();
+    expect(plannedSide(40, PAGE_SIDE, LIMIT)).toBeUndefined();
+  });
+
+  it("never plans past the page's own size, nor past twice the side limit", () => {
+    expect(plannedSide(2, PAGE_SIDE, LIMIT)).toBe(PAGE_SIDE);
+    expect(plannedSide(2, 4000, LIMIT)).toBe(2 * LIMIT);
+    expect(plannedSide(2, LIMIT, LIMIT)).toBeUndefined();
   });
 });
 

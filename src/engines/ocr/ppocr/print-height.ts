@@ -1,0 +1,118 @@
+/**
+ * How tall a page's lines of print are, estimated from its pixels before it is detected, so that
+ * the detector is given the page once at the side its lines need (see plannedSide in detect.ts)
+ * rather than first at the side limit and then again enlarged. The page is cut into narrow
+ * upright strips; in each, the rows holding ink form bands, one a line of print as far as the
+ * strip crosses it (narrow, so a two-column page or a table's cells keep their lines apart), and
+ * the bands' typical height is the lines'.
+ *
+ * Trusted only where the page shows what the estimate assumes: light paper, many bands, and crisp
+ * ink. A page blurred past reading has none (its strokes wash out to greys that hardly reach half
+ * the paper's brightness); there the detector's own lines decide (see closerSide and closerLines),
+ * which tell a blurred page from a blank one. A photo's grey paper, its shadows and desk are not
+ * measured either.
+ */
+import type { RgbImage } from './image.js';
+
+/** The page is looked at shrunk to about this longest side (never enlarged), so that a band's rows mean the same at any resolution. */
+const VIEW_SIDE = 640;
+/** A cell is sampled at least this many times each way: a stroke is a few pixels wide at any resolution a page is read at. */
+const STROKES_PER_CELL = 3;
+/** Strips across the page's width. */
+const STRIPS = 20;
+/** A sample is ink when darker than this share of the paper's grey; bands are made of rows with ink. */
+const INK = 0.6;
+/** Of the samples darker than FAINT of the paper's grey, at least MIN_CRISP are darker than SOLID: print in focus. */
+const FAINT = 0.85;
+const SOLID = 0.5;
+const MIN_CRISP = 0.25;
+/** Paper at least this light (of 255): a scan or a rendered page, not a photo's grey sheet on a desk. */
+const MIN_PAPER = 200;
+/** Bands needed before their height means anything. */
+const MIN_BANDS = 40;
+/** Bands thinner than this (rows) are rules and specks; taller than this share of the page, pictures and vertical rules. */
+const MIN_BAND = 3;
+const MAX_BAND = 1 / 8;
+/** The height is the mean of the middle half of the bands' heights: the median, less coarse. */
+const MIDDLE = [0.25, 0.75] as const;
+
+/** The typical height, in page pixels, of the page's lines of print; undefined where it cannot be trusted (see above). */
+export function printLineHeight(image: RgbImage): number | undefined {
+  const view = darkestView(image);
+  const histogram = new Uint32Array(256);
+  for (const grey of view.greys) histogram[grey] = histogram[grey]! + 1;
+  // Most of a page is paper: its grey is the median cell's.
+  const paper = percentile(histogram, view.greys.length, 0.5);
+  if (paper < MIN_PAPER) return undefined;
+  let faint = 0;
+  let solid = 0;
+  for (let grey = 0; grey < paper * FAINT; grey++) {
+    faint += histogram[grey]!;
+    if (grey < paper * SOLID) solid += histogram[grey]!;
+  }
+  if (solid < MIN_CRISP * faint) return undefined;
+  const heights = bandHeights(view, paper * INK);
+  if (heights.length < MIN_BANDS) return undefined;
+  heights.sort((a, b) => a - b);
+  const middle = heights.slice(Math.floor(MIDDLE[0] * heights.length), Math.ceil(MIDDLE[1] * heights.length));
+  return (view.step * middle.reduce((sum, band) => sum + band, 0)) / middle.length;
+}
+
+/** The page's grey (its green, near enough) shrunk by `step` each way, each cell the darkest of its pixels: a thin stroke is not lost. */
+interface DarkestView {
+  greys: Uint8Array;
+  width: number;
+  height: number;
+  step: number;
+}
+
+function darkestView({ data, width, height }: RgbImage): DarkestView {
+  const step = Math.max(1, Math.round(Math.max(width, height) / VIEW_SIDE));
+  // Strokes grow with the page's resolution: a large page's cells are sampled every `stride` pixels each way.
+  const stride = Math.max(1, Math.floor(step / STROKES_PER_CELL));
+  const cells = { width: Math.ceil(width / step), height: Math.ceil(height / step) };
+  const greys = new Uint8Array(cells.width * cells.height).fill(255);
+  for (let y = 0; y < height; y += stride) {
+    const row = ((y / step) | 0) * cells.width;
+    for (let x = 0, cell = row; x < width; cell++) {
+      let darkest = greys[cell]!;
+      for (const end = Math.min(width, x + step); x < end; x += stride) {
+        const grey = data[(y * width + x) * 3 + 1]!;
+        if (grey < darkest) darkest = grey;
+      }
+      greys[cell] = darkest;
+    }
+  }
+  return { greys, ...cells, step };
+}
+
+/** The heights (in cells) of the bands of rows with ink (darker than `ink`) in each strip of the view. */
+function bandHeights({ greys, width, height }: DarkestView, ink: number): number[] {
+  const heights: number[] = [];
+  const tallest = height * MAX_BAND;
+  for (let strip = 0; strip < STRIPS; strip++) {
+    const from = Math.floor((strip * width) / STRIPS);
+    const to = Math.floor(((strip + 1) * width) / STRIPS);
+    let band = 0;
+    for (let y = 0; y <= height; y++) {
+      let inked = false;
+      for (let i = y * width + from, end = y * width + to; y < height && i < end && !inked; i++) inked = greys[i]! < ink;
+      if (inked) band++;
+      else {
+        if (band >= MIN_BAND && band <= tallest) heights.push(band);
+        band = 0;
+      }
+    }
+  }
+  return heights;
+}
+
+/** The grey below which `share` of the `count` samples of `histogram` lie. */
+function percentile(histogram: Uint32Array, count: number, share: number): number {
+  let below = 0;
+  for (let grey = 0; grey < 256; grey++) {
+    below += histogram[grey]!;
+    if (below >= share * count) return grey;
+  }
+  return 255;
+}
