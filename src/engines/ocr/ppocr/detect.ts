@@ -76,10 +76,10 @@ export function closerSide(quads: readonly Quad[], input: DetectionInput, pageSi
 
 /**
  * The detector's line thickness (unclipped, in page pixels) per line height as printLineHeight
- * measures it. It is higher for Latin print than for Chinese (the bands of a Latin line are its
- * x-height more than its ascenders); the Chinese end is taken, so that no page is detected at a
- * side smaller than its own lines ask for once detected at the side limit (see closerSide):
- * smaller sides read worse, larger ones cost only time.
+ * measures it. It is higher for Latin print than for Chinese (a narrow strip of a Latin line
+ * often crosses only its lower-case letters); the Chinese end is taken, so that no page is
+ * detected at a side smaller than its own lines ask for once detected at the side limit (see
+ * closerSide): smaller sides read worse, larger ones cost only time.
  */
 const THICKNESS_PER_PRINT_HEIGHT = 1.5;
 
