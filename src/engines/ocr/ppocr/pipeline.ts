@@ -299,8 +299,7 @@ async function flatLines(
     around.map(toSent) as Quad,
   );
   const image = warpRgb(sent, fromFlat, view.size.width + 2 * PAGE_MARGIN, view.size.height + 2 * PAGE_MARGIN);
-  const input = await detectionInput(image, Math.max(image.width, image.height));
-  const { probability, quads: flatQuads } = await detect(models, input, settings, signal);
+  const { input, probability, quads: flatQuads } = await detectAt(models, image, Math.max(image.width, image.height), settings, signal);
   const cuts = flatQuads.map((quad) => ({ quad: quad.map((p) => project(fromFlat, p)) as Quad, aspect: cutAlong(quad).aspect }));
   const missed = new Set(linesLost(lines.cuts.map((cut) => cut.quad), cuts.map((cut) => cut.quad)));
   return { turn, probability, input, cuts: [...cuts, ...lines.cuts.filter((cut) => missed.has(cut.quad))], text: lines.text, scale: view.scale, perspective };
