@@ -49,7 +49,11 @@ function roundHalfEven(value: number): number {
   return rounded - value === 0.5 && rounded % 2 !== 0 ? rounded - 1 : rounded;
 }
 
-/** Each sRGB byte's linear light times its channel's weight in luminance (R, G, B), in single precision. */
+/**
+ * Each sRGB byte's linear light times its channel's weight in luminance (R, G, B), in single
+ * precision. The detector's despeckle (ppocr/despeckle.wat) takes its greys from these tables and
+ * SRGB_OF_LINEAR with the same operations, so they are srgbGrey's.
+ */
 export const WEIGHTED_LINEAR = [0.2126, 0.7152, 0.0722].map((weight) =>
   Float32Array.from({ length: 256 }, (_, value) => {
     const v = f32(value / 255);

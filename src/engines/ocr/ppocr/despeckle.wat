@@ -1,4 +1,4 @@
-;; The despeckle of image.ts (a 3×3 median taken across, then down, each channel, and each
+;; The despeckle of despeckle.ts (a 3×3 median taken across, then down, each channel, and each
 ;; despeckled pixel's grey), sixteen bytes at a time. Assembled by `npm run wasm:build` into
 ;; despeckle-wasm.ts, which is what the gateway loads.
 ;;
@@ -66,7 +66,7 @@
   ;; would cost more than the work.
   (func $greys (param $from i32) (param $to i32) (param $count i32)
     (local $pixel i32) (local $at i32) (local $group i32) (local $white v128) (local $whiteSeen i32) (local $isWhite i32)
-    (local $scaled v128) (local $index v128) (local $tableAt v128) (local $firstPairs v128) (local $lastPairs v128) (local $low v128) (local $grey v128)
+    (local $luminances v128) (local $scaled v128) (local $index v128) (local $tableAt v128) (local $firstPairs v128) (local $lastPairs v128) (local $low v128) (local $grey v128)
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $pixel) (local.get $count)))
@@ -85,35 +85,39 @@
             (local.set $pixel (i32.add (local.get $pixel) (i32.const 16))))
           (else
             (loop $four
-              ;; Luminance × 255, clamped to 0–255 (pmin and pmax are min and max where there is no NaN).
+              ;; Each pixel's luminance (red's, green's and blue's weighted linear light, added in that
+              ;; order), × 255, clamped to 0–255 (pmin and pmax are min and max where there is no NaN).
+              (local.set $luminances
+                (f32x4.splat
+                  (f32.add
+                    (f32.add
+                      (f32.load (i32.shl (i32.load8_u offset=0 (local.get $at)) (i32.const 2)))
+                      (f32.load offset=1024 (i32.shl (i32.load8_u offset=1 (local.get $at)) (i32.const 2))))
+                    (f32.load offset=2048 (i32.shl (i32.load8_u offset=2 (local.get $at)) (i32.const 2))))))
+              (local.set $luminances
+                (f32x4.replace_lane 1 (local.get $luminances)
+                  (f32.add
+                    (f32.add
+                      (f32.load (i32.shl (i32.load8_u offset=3 (local.get $at)) (i32.const 2)))
+                      (f32.load offset=1024 (i32.shl (i32.load8_u offset=4 (local.get $at)) (i32.const 2))))
+                    (f32.load offset=2048 (i32.shl (i32.load8_u offset=5 (local.get $at)) (i32.const 2))))))
+              (local.set $luminances
+                (f32x4.replace_lane 2 (local.get $luminances)
+                  (f32.add
+                    (f32.add
+                      (f32.load (i32.shl (i32.load8_u offset=6 (local.get $at)) (i32.const 2)))
+                      (f32.load offset=1024 (i32.shl (i32.load8_u offset=7 (local.get $at)) (i32.const 2))))
+                    (f32.load offset=2048 (i32.shl (i32.load8_u offset=8 (local.get $at)) (i32.const 2))))))
+              (local.set $luminances
+                (f32x4.replace_lane 3 (local.get $luminances)
+                  (f32.add
+                    (f32.add
+                      (f32.load (i32.shl (i32.load8_u offset=9 (local.get $at)) (i32.const 2)))
+                      (f32.load offset=1024 (i32.shl (i32.load8_u offset=10 (local.get $at)) (i32.const 2))))
+                    (f32.load offset=2048 (i32.shl (i32.load8_u offset=11 (local.get $at)) (i32.const 2))))))
               (local.set $scaled
                 (f32x4.pmin (f32x4.splat (f32.const 255))
-                  (f32x4.pmax (f32x4.splat (f32.const 0))
-                    (f32x4.mul (f32x4.splat (f32.const 255))
-                      (f32x4.replace_lane 3
-                        (f32x4.replace_lane 2
-                          (f32x4.replace_lane 1
-                            (f32x4.splat
-                              (f32.add
-                  (f32.add
-                    (f32.load (i32.shl (i32.load8_u offset=0 (local.get $at)) (i32.const 2)))
-                    (f32.load offset=1024 (i32.shl (i32.load8_u offset=1 (local.get $at)) (i32.const 2))))
-                  (f32.load offset=2048 (i32.shl (i32.load8_u offset=2 (local.get $at)) (i32.const 2)))))
-                            (f32.add
-                  (f32.add
-                    (f32.load (i32.shl (i32.load8_u offset=3 (local.get $at)) (i32.const 2)))
-                    (f32.load offset=1024 (i32.shl (i32.load8_u offset=4 (local.get $at)) (i32.const 2))))
-                  (f32.load offset=2048 (i32.shl (i32.load8_u offset=5 (local.get $at)) (i32.const 2)))))
-                          (f32.add
-                  (f32.add
-                    (f32.load (i32.shl (i32.load8_u offset=6 (local.get $at)) (i32.const 2)))
-                    (f32.load offset=1024 (i32.shl (i32.load8_u offset=7 (local.get $at)) (i32.const 2))))
-                  (f32.load offset=2048 (i32.shl (i32.load8_u offset=8 (local.get $at)) (i32.const 2)))))
-                        (f32.add
-                  (f32.add
-                    (f32.load (i32.shl (i32.load8_u offset=9 (local.get $at)) (i32.const 2)))
-                    (f32.load offset=1024 (i32.shl (i32.load8_u offset=10 (local.get $at)) (i32.const 2))))
-                  (f32.load offset=2048 (i32.shl (i32.load8_u offset=11 (local.get $at)) (i32.const 2)))))))))
+                  (f32x4.pmax (f32x4.splat (f32.const 0)) (f32x4.mul (f32x4.splat (f32.const 255)) (local.get $luminances)))))
               ;; Back to sRGB: the table's entry at the integer part and the next (read as one pair),
               ;; interpolated by the fraction and rounded half to even.
               (local.set $index (i32x4.trunc_sat_f32x4_s (local.get $scaled)))
