@@ -20,7 +20,7 @@ interface DespeckleModule {
 /** Where despeckle.wat reads the grey tables: red's, green's and blue's weighted linear light, then linear light back to sRGB. */
 const WEIGHTED_LINEAR_AT = [0, 1024, 2048];
 const SRGB_OF_LINEAR_AT = 3072;
-/** Where the first region despeckle.wat works in starts: past the tables. */
+/** Where the first region despeckle.wat works in starts: past the tables (4,100 bytes), on a vector. */
 const REGIONS_AT = 4352;
 /** Bytes past each region that despeckle.wat may read and write over (see despeckle.wat). */
 const REGION_SLACK = 48;
