@@ -49,8 +49,12 @@ function roundHalfEven(value: number): number {
   return rounded - value === 0.5 && rounded % 2 !== 0 ? rounded - 1 : rounded;
 }
 
-/** Each sRGB byte's linear light times its channel's weight in luminance (R, G, B), in single precision. */
-const WEIGHTED_LINEAR = [0.2126, 0.7152, 0.0722].map((weight) =>
+/**
+ * Each sRGB byte's linear light times its channel's weight in luminance (R, G, B), in single
+ * precision. The detector's despeckle (ppocr/despeckle.wat) takes its greys from these tables and
+ * SRGB_OF_LINEAR with the same operations, so they are srgbGrey's.
+ */
+export const WEIGHTED_LINEAR = [0.2126, 0.7152, 0.0722].map((weight) =>
   Float32Array.from({ length: 256 }, (_, value) => {
     const v = f32(value / 255);
     const linear = v <= 0.04045 ? f32(v / f32(12.92)) : f32(Math.pow(f32(f32(v + f32(0.055)) / f32(1.055)), f32(2.4)));
@@ -60,7 +64,7 @@ const WEIGHTED_LINEAR = [0.2126, 0.7152, 0.0722].map((weight) =>
 const [RED_LINEAR, GREEN_LINEAR, BLUE_LINEAR] = WEIGHTED_LINEAR;
 
 /** Linear light (0–255 in steps of one) back to sRGB bytes, with one entry past the end to interpolate against. */
-const SRGB_OF_LINEAR = Int32Array.from({ length: 257 }, (_, index) => {
+export const SRGB_OF_LINEAR = Int32Array.from({ length: 257 }, (_, index) => {
   const y = f32(Math.min(index, 255) / 255);
   return roundHalfEven(255 * f32(y <= 0.0031308 ? 12.92 * y : 1.055 * Math.pow(y, 1 / 2.4) - 0.055));
 });

@@ -1,6 +1,8 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { despeckle } from '../../../../src/engines/ocr/ppocr/image.js';
+import { srgbGrey } from '../../../../src/engines/ocr/lighting.js';
+import { despeckle } from '../../../../src/engines/ocr/ppocr/despeckle.js';
+import { seededRandom } from '../../../support/random.js';
 
 /** A white RGB image with the given dark pixels. */
 function image(width: number, height: number, dark: Array<[number, number]>): Uint8Array {
@@ -61,4 +63,57 @@ describe('despeckle', () => {
     const sharps = await sharp(despeckled, { raw: { width, height, channels: 3 } }).greyscale().raw().toBuffer();
     expect(Buffer.from(grey).equals(sharps)).toBe(true);
   });
+
+  it('is the median across and then down, and each pixel its grey, at any size, whatever the bytes', () => {
+    const random = seededRandom('despeckle');
+    const sizes: Array<[number, number]> = [[1, 1], [1, 7], [7, 1], [2, 2], [5, 3], [16, 2], [17, 5], [33, 4], [97, 31], [160, 9]];
+    for (let n = 0; n < 40; n++) sizes.push([1 + Math.floor(random() * 60), 1 + Math.floor(random() * 12)]);
+    for (const [width, height] of sizes) {
+      // Bytes from few values (as a page's runs of one colour), from all of them, and white but for a few.
+      const sources = [() => [0, 128, 255][Math.floor(random() * 3)]!, () => Math.floor(random() * 256), () => (random() < 0.02 ? Math.floor(random() * 256) : 255)];
+      for (const byte of sources) {
+        const data = Uint8Array.from({ length: width * height * 3 }, byte);
+        expectReference(data, width, height);
+      }
+    }
+  });
+
+  it('gives white paper its grey wherever sixteen white pixels start, before or after print', () => {
+    const [width, height] = [53, 11];
+    for (const printAt of [0, 5, 15, 16, 17, 300, width * height - 1]) {
+      const data = image(width, height, []);
+      for (let pixel = printAt; pixel < Math.min(width * height, printAt + 40); pixel += 3) data.fill((pixel * 37) % 256, pixel * 3, pixel * 3 + 2);
+      expectReference(data, width, height);
+    }
+  });
+
+  it('despeckles a small page as well after a larger one, and a page that starts inside its buffer', () => {
+    const random = seededRandom('despeckle sizes');
+    const bytes = (length: number) => Uint8Array.from({ length }, () => Math.floor(random() * 256));
+    despeckle(bytes(300 * 200 * 3), 300, 200);
+    expectReference(bytes(23 * 9 * 3), 23, 9);
+    expectReference(bytes(1 + 19 * 13 * 3).subarray(1), 19, 13);
+  });
+
+  it('leaves an empty page empty', () => {
+    for (const [width, height] of [[0, 0], [0, 5], [5, 0]] as const) expect(despeckle(new Uint8Array(0), width, height)).toEqual({ despeckled: new Uint8Array(0), grey: new Uint8Array(0) });
+  });
+
+  it('writes into the arrays given', () => {
+    const data = Uint8Array.from({ length: 12 * 5 * 3 }, (_, i) => (i * 7919) % 256);
+    const into = { despeckled: new Uint8Array(data.length), grey: new Uint8Array(12 * 5) };
+    const { despeckled, grey } = despeckle(data, 12, 5, into);
+    expect(despeckled).toBe(into.despeckled);
+    expect(grey).toBe(into.grey);
+    expect(despeckled).toEqual(medianAcrossThenDown(data, 12, 5));
+  });
 });
+
+/** despeckle's pixels and greys are the reference median's and srgbGrey's of them. */
+function expectReference(data: Uint8Array, width: number, height: number): void {
+  const expected = medianAcrossThenDown(data, width, height);
+  const { despeckled, grey } = despeckle(data, width, height);
+  expect(despeckled, `${width}×${height}`).toEqual(expected);
+  const greys = Uint8Array.from({ length: width * height }, (_, i) => srgbGrey(expected[i * 3]!, expected[i * 3 + 1]!, expected[i * 3 + 2]!));
+  expect(grey, `${width}×${height}`).toEqual(greys);
+}

@@ -1,0 +1,71 @@
+/**
+ * The detector's despeckle (see despeckle), in WebAssembly (despeckle.wat): sixteen bytes'
+ * medians and four pixels' greys at a time, on every pixel, so that a photo, whose paper is never
+ * white, costs about what a printed page does.
+ */
+import { SRGB_OF_LINEAR, WEIGHTED_LINEAR } from '../lighting.js';
+import { DESPECKLE_WASM } from './despeckle-wasm.js';
+
+/** The little of the WebAssembly API used here: its types come with TypeScript's DOM library, which the gateway does not load. */
+interface WebAssemblyApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: unknown };
+}
+
+interface DespeckleModule {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  despeckle(pixelsAt: number, acrossAt: number, greysAt: number, width: number, height: number): void;
+}
+
+/** Where despeckle.wat reads the grey tables: red's, green's and blue's weighted linear light, then linear light back to sRGB. */
+const WEIGHTED_LINEAR_AT = [0, 1024, 2048];
+const SRGB_OF_LINEAR_AT = 3072;
+/** Where the first region despeckle.wat works in starts: past the tables (4,100 bytes), on a vector. */
+const REGIONS_AT = 4352;
+/** Bytes past each region that despeckle.wat may read and write over (see despeckle.wat). */
+const REGION_SLACK = 48;
+
+const module = instantiate();
+
+/** The module with lighting.ts's grey tables in its memory, where despeckle.wat reads them (little-endian, as wasm and Node's platforms are). */
+function instantiate(): DespeckleModule {
+  const { Instance, Module } = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
+  const { exports } = new Instance(new Module(Buffer.from(DESPECKLE_WASM, 'base64')));
+  const despeckleModule = exports as unknown as DespeckleModule;
+  const memory = new Uint8Array(despeckleModule.memory.buffer);
+  const bytesOf = (table: Float32Array | Int32Array) => new Uint8Array(table.buffer, table.byteOffset, table.byteLength);
+  WEIGHTED_LINEAR.forEach((table, channel) => memory.set(bytesOf(table), WEIGHTED_LINEAR_AT[channel]));
+  memory.set(bytesOf(SRGB_OF_LINEAR), SRGB_OF_LINEAR_AT);
+  return despeckleModule;
+}
+
+/** A region `bytes` long with its slack, rounded to whole vectors so that each region starts on one. */
+const regionLength = (bytes: number) => Math.ceil((bytes + REGION_SLACK) / 16) * 16;
+
+/**
+ * A 3×3 median taken as the median of three across, then of three down (each channel): like
+ * the full median it removes specks and lines one pixel thin and keeps strokes, at a fifth of
+ * libvips' rank filter's time (a 2×2 speck survives it, as it would not the full median; the
+ * speckled fixture reads as well). Taken at the detector's scale, so a large photo costs no
+ * more than a page. Each row's first and last pixel repeat themselves past the edge, as do the
+ * first and last rows. With each despeckled pixel's grey (see srgbGrey), taken in the same call:
+ * what the page's brightness is blurred from. Written `into` the arrays given, where they are.
+ */
+export function despeckle(data: Uint8Array, width: number, height: number, into?: { despeckled: Uint8Array; grey: Uint8Array }): { despeckled: Uint8Array; grey: Uint8Array } {
+  const size = width * height * 3;
+  const pixelsAt = REGIONS_AT;
+  const acrossAt = pixelsAt + regionLength(size);
+  const greysAt = acrossAt + regionLength(size);
+  const missing = greysAt + regionLength(width * height) - module.memory.buffer.byteLength;
+  if (missing > 0) module.memory.grow(Math.ceil(missing / WASM_PAGE));
+  const memory = new Uint8Array(module.memory.buffer);
+  memory.set(data.subarray(0, size), pixelsAt);
+  module.despeckle(pixelsAt, acrossAt, greysAt, width, height);
+  const despeckled = into?.despeckled ?? new Uint8Array(size);
+  const grey = into?.grey ?? new Uint8Array(width * height);
+  despeckled.set(memory.subarray(pixelsAt, pixelsAt + size));
+  grey.set(memory.subarray(greysAt, greysAt + width * height));
+  return { despeckled, grey };
+}
+
+const WASM_PAGE = 65536;
