@@ -49,7 +49,11 @@ export function printLineHeight(image: RgbImage): number | undefined {
   if (sampledPaper(image) < MIN_PAPER - SAMPLE_MARGIN) return undefined;
   const view = darkestView(image);
   const histogram = new Uint32Array(256);
-  for (const grey of view.greys) histogram[grey] = histogram[grey]! + 1;
+  // Indexed: run once a page, a for-of over the cells made an iterator result of each.
+  for (let i = 0; i < view.greys.length; i++) {
+    const grey = view.greys[i]!;
+    histogram[grey] = histogram[grey]! + 1;
+  }
   // Most of a page is paper: its grey is the median cell's.
   const paper = percentile(histogram, view.greys.length, 0.5);
   if (paper < MIN_PAPER) return undefined;
