@@ -28,6 +28,13 @@ const SOLID = 0.5;
 const MIN_CRISP = 0.25;
 /** Paper at least this light (of 255): a scan or a rendered page, not a photo's grey sheet on a desk. */
 const MIN_PAPER = 200;
+/**
+ * A page whose sampled paper is this much darker than MIN_PAPER is not measured at all: the
+ * darkest view's paper (the median of each cell's darkest pixel) is no lighter than the page's
+ * median pixel, and a sample of SAMPLES pixels misses that median by a few greys at most.
+ */
+const SAMPLE_MARGIN = 16;
+const SAMPLES = 64;
 /** Bands needed before their height means anything. */
 const MIN_BANDS = 40;
 /** Bands thinner than this (rows) are rules and specks; taller than this share of the page, pictures and vertical rules. */
@@ -38,9 +45,15 @@ const MIDDLE = [0.25, 0.75] as const;
 
 /** The typical height, in page pixels, of the page's lines of print; undefined where it cannot be trusted (see above). */
 export function printLineHeight(image: RgbImage): number | undefined {
+  // A photo's grey sheet is told at a glance, before the whole page is looked at.
+  if (sampledPaper(image) < MIN_PAPER - SAMPLE_MARGIN) return undefined;
   const view = darkestView(image);
   const histogram = new Uint32Array(256);
-  for (const grey of view.greys) histogram[grey] = histogram[grey]! + 1;
+  // Indexed: run once a page, a for-of over the cells made an iterator result of each.
+  for (let i = 0; i < view.greys.length; i++) {
+    const grey = view.greys[i]!;
+    histogram[grey] = histogram[grey]! + 1;
+  }
   // Most of a page is paper: its grey is the median cell's.
   const paper = percentile(histogram, view.greys.length, 0.5);
   if (paper < MIN_PAPER) return undefined;
@@ -56,6 +69,20 @@ export function printLineHeight(image: RgbImage): number | undefined {
   heights.sort((a, b) => a - b);
   const middle = heights.slice(Math.floor(MIDDLE[0] * heights.length), Math.ceil(MIDDLE[1] * heights.length));
   return (view.step * middle.reduce((sum, band) => sum + band, 0)) / middle.length;
+}
+
+/** The median green of a SAMPLES × SAMPLES grid of the page's pixels. */
+function sampledPaper({ data, width, height }: RgbImage): number {
+  const histogram = new Uint32Array(256);
+  let count = 0;
+  for (let row = 0; row < SAMPLES; row++) {
+    const y = Math.floor(((row + 0.5) * height) / SAMPLES);
+    for (let column = 0; column < SAMPLES; column++, count++) {
+      const grey = data[(y * width + Math.floor(((column + 0.5) * width) / SAMPLES)) * 3 + 1]!;
+      histogram[grey] = histogram[grey]! + 1;
+    }
+  }
+  return percentile(histogram, count, 0.5);
 }
 
 /** The page's grey (its green, near enough) shrunk by `step` each way, each cell the darkest of its pixels: a thin stroke is not lost. */
