@@ -195,7 +195,8 @@ export function textRegions(probability: Float32Array, input: DetectionInput, se
   const rowEnd = new Int32Array(height).fill(-1);
   const regions: TextRegion[] = [];
   for (let start = 0; start < seen.length; start++) {
-    if (seen[start] || probability[start]! <= threshold) continue;
+    // Most of a page is no text: the probability rules a pixel out before its mark is read.
+    if (probability[start]! <= threshold || seen[start]) continue;
     seen[start] = 1;
     stack[0] = start;
     let top = 1;
