@@ -163,18 +163,49 @@ export async function detectionInput(image: RgbImage, maxSide: number): Promise<
   const width = roundTo32(image.width * scale);
   const height = roundTo32(image.height * scale);
   const { despeckled, brightness } = await detectorView(image, width, height);
-  const plane = width * height;
-  const tensor = spareTensors.lend(3 * plane);
-  const { data } = despeckled;
-  const [blue, green, red] = LIT_NORMALISED;
-  for (let i = 0, p = 0; i < plane; i++, p += 3) {
-    const lit = brightness[i]! << 8;
-    tensor[i] = blue[lit | data[p + 2]!]!;
-    tensor[plane + i] = green[lit | data[p + 1]!]!;
-    tensor[2 * plane + i] = red[lit | data[p]!]!;
-  }
+  const tensor = spareTensors.lend(3 * width * height);
+  writeLitNormalised(despeckled.data, brightness, tensor);
   giveBackView(despeckled);
   return { tensor, width, height, scaleX: image.width / width, scaleY: image.height / height };
+}
+
+/** Runs of like pixels at least this long are filled, rather than written a pixel at a time: a page's paper is most of it. */
+const FILLED_RUN = 16;
+
+/**
+ * The RGB pixels of `data`, each with its `brightness`, evenly lit and normalised (see
+ * LIT_NORMALISED) into the blue, green and red planes of `tensor`, a run of like pixels (the same
+ * bytes, equally bright) at a time.
+ */
+export function writeLitNormalised(data: Uint8Array, brightness: Uint8Array, tensor: Float32Array): void {
+  const plane = brightness.length;
+  const [blueOf, greenOf, redOf] = LIT_NORMALISED;
+  for (let from = 0, p = 0; from < plane; ) {
+    const lit = brightness[from]!;
+    const red = data[p]!;
+    const green = data[p + 1]!;
+    const blue = data[p + 2]!;
+    let to = from + 1;
+    for (p += 3; to < plane && brightness[to] === lit && data[p] === red && data[p + 1] === green && data[p + 2] === blue; p += 3) to++;
+    const index = lit << 8;
+    fillPlanes(tensor, plane, from, to, blueOf[index | blue]!, greenOf[index | green]!, redOf[index | red]!);
+    from = to;
+  }
+}
+
+/** Pixels `from` to `to` of the three planes of `tensor` (`plane` floats each) set to `blue`, `green` and `red`. */
+function fillPlanes(tensor: Float32Array, plane: number, from: number, to: number, blue: number, green: number, red: number): void {
+  if (to - from >= FILLED_RUN) {
+    tensor.fill(blue, from, to);
+    tensor.fill(green, plane + from, plane + to);
+    tensor.fill(red, 2 * plane + from, 2 * plane + to);
+    return;
+  }
+  for (let i = from; i < to; i++) {
+    tensor[i] = blue;
+    tensor[plane + i] = green;
+    tensor[2 * plane + i] = red;
+  }
 }
 
 /** Detector inputs the detector has read, to be written over by the next (see Spares). */
@@ -195,7 +226,8 @@ export function textRegions(probability: Float32Array, input: DetectionInput, se
   const rowEnd = new Int32Array(height).fill(-1);
   const regions: TextRegion[] = [];
   for (let start = 0; start < seen.length; start++) {
-    if (seen[start] || probability[start]! <= threshold) continue;
+    // Most of a page is no text: the probability rules a pixel out before its mark is read.
+    if (probability[start]! <= threshold || seen[start]) continue;
     seen[start] = 1;
     stack[0] = start;
     let top = 1;

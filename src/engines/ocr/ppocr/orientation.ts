@@ -37,6 +37,9 @@ interface TextPixels {
   ys: Float64Array;
   /** Every projection lies within this of the centre. */
   reach: number;
+  /** The bins of the two profiles, written over by each direction tried (see sharpness) rather than a pair for each. */
+  across: Float64Array;
+  along: Float64Array;
 }
 
 /**
@@ -99,13 +102,18 @@ function textPixels(probability: Float32Array, input: DetectionInput, threshold:
   };
   const xs = new Float64Array(Math.ceil(count / every));
   const ys = new Float64Array(xs.length);
-  let seen = 0;
-  for (let i = 0, kept = 0; i < probability.length; i++) {
-    if (probability[i]! <= threshold || seen++ % every) continue;
-    xs[kept] = ((i % width) + jitter() - width / 2) * kx;
-    ys[kept++] = (Math.floor(i / width) + jitter() - height / 2) * ky;
+  // Row by row, so that a pixel's place costs no division; of the text pixels, the first of every `every` is kept.
+  for (let y = 0, i = 0, kept = 0, skip = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, i++) {
+      if (probability[i]! <= threshold || skip-- > 0) continue;
+      skip = every - 1;
+      xs[kept] = (x + jitter() - width / 2) * kx;
+      ys[kept++] = (y + jitter() - height / 2) * ky;
+    }
   }
-  return { xs, ys, reach: Math.hypot(width * kx, height * ky) / 2 + 1 };
+  const reach = Math.hypot(width * kx, height * ky) / 2 + 1;
+  const bins = Math.ceil(2 * reach) + 2;
+  return { xs, ys, reach, across: new Float64Array(bins), along: new Float64Array(bins) };
 }
 
 /**
@@ -117,20 +125,21 @@ function sharpness(text: TextPixels, degrees: number): { across: number; along: 
   const radians = (degrees * Math.PI) / 180;
   const cos = Math.cos(radians);
   const sin = Math.sin(radians);
-  const bins = Math.ceil(2 * text.reach) + 2;
-  const across = new Float64Array(bins);
-  const along = new Float64Array(bins);
-  for (let i = 0; i < text.xs.length; i++) {
-    const x = text.xs[i]!;
-    const y = text.ys[i]!;
-    splat(across, y * cos - x * sin + text.reach);
-    splat(along, x * cos + y * sin + text.reach);
+  const { xs, ys, reach, across, along } = text;
+  across.fill(0);
+  along.fill(0);
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i]!;
+    const y = ys[i]!;
+    splat(across, y * cos - x * sin + reach);
+    splat(along, x * cos + y * sin + reach);
   }
   return { across: stepEnergy(across), along: stepEnergy(along) };
 }
 
+/** Shares a point at `position` between the two bins it falls between; positive (see TextPixels.reach), so truncating floors it. */
 function splat(bins: Float64Array, position: number): void {
-  const low = Math.floor(position);
+  const low = position | 0;
   const share = position - low;
   bins[low]! += 1 - share;
   bins[low + 1]! += share;

@@ -278,6 +278,10 @@ describe("the page's skew", () => {
     expect(Math.abs(turnOf(degrees) - turn)).toBeLessThan(0.6);
   });
 
+  it('finds the turn to the bit, fine steps summed and all, on a map dense enough to be sampled', () => {
+    expect([30, 12.5, -85, 3.3].map(turnOf)).toEqual([-30.000000000000014, -12.499999999999995, 85, -3.300000000000001]);
+  });
+
   it('leaves a page whose lines lie nearly level, or that shows no text', () => {
     expect(turnOf(1)).toBe(0);
     expect(turnOf(-1.5)).toBe(0);
