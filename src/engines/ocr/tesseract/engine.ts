@@ -13,7 +13,7 @@ import { EngineLifecycle } from '../../lifecycle.js';
 import type { EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../../types.js';
 import { pageFromBlocks, type TesseractBlock } from './blocks.js';
 import { readTurned, readUpright } from './orientation.js';
-import { prepareForTesseract, scaledPage } from './prepare.js';
+import { HANDED_OVER_PNG, prepareForTesseract, scaledPage } from './prepare.js';
 import { WorkerPool } from '../pool.js';
 import { languagesProblem, languagesVersion, linkLanguages, locateLanguages, type LanguageFiles } from './traineddata.js';
 
@@ -104,7 +104,7 @@ export class TesseractOcrEngine implements OcrEngine {
     }
     const read = (input: Buffer, rotation: number) =>
       pool.use(signal, async (worker) => {
-        const turned = rotation ? await sharp(input).rotate(rotation, { background: '#ffffff' }).png().toBuffer() : input;
+        const turned = rotation ? await sharp(input).rotate(rotation, { background: '#ffffff' }).png(HANDED_OVER_PNG).toBuffer() : input;
         const { data } = await worker.recognize(turned, { rotateAuto: true }, { text: false, blocks: true });
         const { width, height } = await sharp(turned).metadata();
         return {

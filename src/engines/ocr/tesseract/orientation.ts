@@ -8,6 +8,7 @@
 import sharp from 'sharp';
 import type { OcrPage } from '../../types.js';
 import type { QuarterTurn } from '../plane.js';
+import { HANDED_OVER_PNG } from './prepare.js';
 
 
 /** Reads the image turned clockwise by `rotation` degrees. */
@@ -29,7 +30,7 @@ const TURNS: readonly QuarterTurn[] = [90, 180, 270];
  * median costs accuracy (CER 1.9% → 2.9%), so it is a retry for poor readings only.
  */
 async function denoised(image: Buffer): Promise<Buffer> {
-  return sharp(image).median(5).png().toBuffer();
+  return sharp(image).median(5).png(HANDED_OVER_PNG).toBuffer();
 }
 
 /** The image read at a turn already known (a page read before), denoised too when that reads poorly. */
@@ -51,7 +52,7 @@ export async function readUpright(image: Buffer, read: ReadTurned): Promise<OcrP
   const { width = 0, height = 0 } = await sharp(page).metadata();
   // A page no larger than the probe is its own probe: its readings are final.
   const small = Math.max(width, height) <= PROBE_SIDE;
-  const probe = small ? page : await sharp(page).resize(PROBE_SIDE, PROBE_SIDE, { fit: 'inside' }).png().toBuffer();
+  const probe = small ? page : await sharp(page).resize(PROBE_SIDE, PROBE_SIDE, { fit: 'inside' }).png(HANDED_OVER_PNG).toBuffer();
   // The page as it comes is compared by its full-size reading: downscaling to the probe changes
   // confidence by a few points at most, far less than the margin, and saves a read.
   const baseline = reading.confidence;
