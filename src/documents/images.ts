@@ -4,8 +4,12 @@
  * give one page each. BMP, which libvips cannot read, is decoded with bmp-ts in a thread (bmp.ts).
  */
 
-/** Longer sides are scaled down to this: more pixels read no better. */
-const MAX_SIDE = 3500;
+/**
+ * Longer sides are scaled down to this: more pixels read no better. It is an A4 page's long side
+ * at 300 dpi, so that such a scan is read as it came: scaling it by a fraction of a percent reads
+ * no better either, and costs a lanczos pass over the whole page.
+ */
+const MAX_SIDE = 3508;
 /** Previews are looked at, not read by OCR: 256 colours keep a document page sharp in about half the bytes. */
 const PREVIEW_PNG = { palette: true, compressionLevel: 9, effort: 4 } as const;
 import sharp, { type Sharp } from 'sharp';

@@ -43,6 +43,19 @@ describe('document pages', () => {
     },
   );
 
+  it('reads an A4 scan at 300 dpi at its own size, and scales a longer page down to that', async () => {
+    const { default: sharp } = await import('sharp');
+    const sizeOf = async (width: number, height: number) => {
+      const scan = await sharp({ create: { width, height, channels: 3, background: 'white' } }).jpeg().toBuffer();
+      const page = await (await open(scan)).page(0);
+      if (page.kind !== 'image') throw new Error('expected an image page');
+      const { width: readWidth, height: readHeight } = await sharp(page.image).metadata();
+      return [readWidth, readHeight];
+    };
+    expect(await sizeOf(2480, 3508)).toEqual([2480, 3508]);
+    expect(await sizeOf(3600, 2600)).toEqual([3508, 2534]);
+  });
+
   it('reads a BMP (which libvips cannot) as the same picture', async () => {
     const document = await open(await toBmp(readFixture('report2.png')));
     const page = await document.page(0);
