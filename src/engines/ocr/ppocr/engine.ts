@@ -27,8 +27,8 @@ export interface PpOcrSettings extends PipelineSettings {
 /**
  * A PP-OCR worker's heap is left uncompacted below this (see raiseWorkerOldSpaceFloor): its live
  * JS heap is ~14 MB, while a page allocates ~20-40 MB of pixels and tensors, which V8 counts against
- * a limit set from the JS heap alone, so it ran one or two full collections per A4 page; with this
- * floor it runs one every few pages, each worker keeping at most this much old space.
+ * a limit set from the JS heap alone; without a floor one or two full collections run per A4 page,
+ * with it one every few pages. A worker may hold this much in old space and unreclaimed buffers.
  */
 const OLD_SPACE_FLOOR_MB = 64;
 
