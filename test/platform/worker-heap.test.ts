@@ -5,6 +5,7 @@ vi.mock('node:v8', () => ({ setFlagsFromString }));
 
 beforeEach(() => {
   vi.resetModules();
+  vi.unstubAllEnvs();
   setFlagsFromString.mockClear();
 });
 
@@ -23,5 +24,11 @@ describe('raiseWorkerOldSpaceFloor', () => {
     raise(64);
     raise(96);
     expect(setFlagsFromString.mock.calls).toEqual([['--initial-old-space-size=64'], ['--initial-old-space-size=96']]);
+  });
+
+  it("leaves the floor of an operator who started node with one (NODE_OPTIONS or node's own flags)", async () => {
+    vi.stubEnv('NODE_OPTIONS', '--max-old-space-size=4096 --initial-old-space-size=256');
+    (await load())(64);
+    expect(setFlagsFromString).not.toHaveBeenCalled();
   });
 });

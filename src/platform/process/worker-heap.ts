@@ -9,11 +9,18 @@
  */
 import { setFlagsFromString } from 'node:v8';
 
+/** An operator who started node with an initial old-space size of their own keeps it. */
+const SET_BY_OPERATOR = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((flag) => /^--initial[-_]old[-_]space[-_]size\b/.test(flag));
+
 let floorMb = 0;
 
-/** Worker threads started from now on run no full collection while their old space and the array buffers allocated since the last stay under `megabytes`; a lower floor than one set already changes nothing. */
+/**
+ * Worker threads started from now on run no full collection while their old space and the array
+ * buffers allocated since the last stay under `megabytes`; a lower floor than one set already
+ * changes nothing, and neither does any where node was started with its own.
+ */
 export function raiseWorkerOldSpaceFloor(megabytes: number): void {
-  if (megabytes <= floorMb) return;
+  if (SET_BY_OPERATOR || megabytes <= floorMb) return;
   setFlagsFromString(`--initial-old-space-size=${megabytes}`);
   floorMb = megabytes;
 }
