@@ -9,7 +9,7 @@
 import type { Worker } from 'node:worker_threads';
 import { GatewayError, isGatewayError } from '../../../errors.js';
 import type { Logger } from '../../../platform/logger.js';
-import { siblingWorker } from '../../../platform/process/index.js';
+import { raiseWorkerOldSpaceFloor, siblingWorker } from '../../../platform/process/index.js';
 import { EngineLifecycle } from '../../lifecycle.js';
 import type { EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../../types.js';
 import { WorkerPool, type PoolWorker } from '../pool.js';
@@ -23,6 +23,14 @@ export interface PpOcrSettings extends PipelineSettings {
   workers: number;
   startTimeoutMs: number;
 }
+
+/**
+ * A PP-OCR worker's heap is left uncompacted below this (see raiseWorkerOldSpaceFloor): its live
+ * JS heap is ~14 MB, while a page allocates ~20-40 MB of pixels and tensors, which V8 counts against
+ * a limit set from the JS heap alone; without a floor one or two full collections run per A4 page,
+ * with it one every few pages. A worker may hold this much in old space and unreclaimed buffers.
+ */
+const OLD_SPACE_FLOOR_MB = 64;
 
 /** A worker thread with its models loaded, reading one page at a time. */
 class PageReader implements PoolWorker {
@@ -42,6 +50,7 @@ class PageReader implements PoolWorker {
   }
 
   static start(config: WorkerConfig): Promise<PageReader> {
+    raiseWorkerOldSpaceFloor(OLD_SPACE_FLOOR_MB);
     const worker = siblingWorker(import.meta.url, 'worker', { workerData: config });
     return new Promise((resolve, reject) => {
       const onMessage = (message: WorkerMessage) => {
