@@ -4,8 +4,8 @@
  * lie level: each column of their crop comes from one column of the page and each row from one
  * row, so where each lands is worked out once per column and once per row, not per pixel, and
  * without the perspective's divisions. A line at a slant (a photo) is cut through its whole
- * homography. The pixels are sampled in WebAssembly (crop.wat), from a copy of only the page rows
- * the line touches.
+ * homography. The pixels are sampled in WebAssembly (crop.wat), from a copy of only the
+ * rectangle of the page the line draws on.
  */
 import { CROP_WASM } from './crop-wasm.js';
 import { homography, rectQuad, type Homography } from './geometry.js';
@@ -42,8 +42,8 @@ export function cutNormalised(image: RgbImage, quad: Quad, width: number, height
 
 /** crop.wat's exports: addresses and sizes in bytes, except widths and heights (pixels). */
 interface CropModule extends WasmMemory {
-  cutLevel(page: number, columns: number, rows: number, width: number, height: number, upper: number, lower: number, out: number): void;
-  cutRow(page: number, w: number, h: number, u: number, v: number, d: number, du: number, dv: number, dd: number, affine: number, inside: number, width: number, out: number, plane: number): void;
+  cutLevel(page: number, columns: number, rows: number, width: number, height: number, padded: number, upper: number, lower: number, out: number): void;
+  cutRow(page: number, w: number, h: number, rowBytes: number, u: number, v: number, d: number, du: number, dv: number, dd: number, affine: number, inside: number, width: number, out: number, plane: number): void;
 }
 
 const module = instantiate<CropModule>(CROP_WASM);
@@ -65,46 +65,76 @@ function samplesAt(buffer: ArrayBuffer, at: number, count: number): Samples {
   return { first: new Int32Array(buffer, at, count), next: new Int32Array(buffer, at + 4 * count, count), share: new Float64Array(buffer, at + 8 * count, count) };
 }
 
-/**
- * The samples of crop pixels that fall at `positions` along one axis of the page, `size` pixels
- * long there, written to `samples`; `unit` is the distance between neighbouring pixels along
- * that axis in its data.
- */
-function sampleAlong(positions: Float64Array, size: number, unit: number, samples: Samples): void {
+/** The samples (in pixels) of crop pixels that fall at `positions` along one axis of the page, `size` pixels long there, written to `samples`. */
+function sampleAlong(positions: Float64Array, size: number, samples: Samples): void {
   for (let i = 0; i < positions.length; i++) {
     const at = Math.min(size - 1, Math.max(0, positions[i]! - 0.5));
     const before = at | 0;
-    samples.first[i] = before * unit;
-    samples.next[i] = before + 1 < size ? unit : 0;
+    samples.first[i] = before;
+    samples.next[i] = before + 1 < size ? 1 : 0;
     samples.share[i] = at - before;
   }
 }
 
-/** Bytes of a crop written compact (rows `width` floats apart, BGR planes one after another). */
-const cropBytes = (width: number, height: number) => 12 * width * height;
-
 /**
- * Copies page rows `firstRow` to `lastRow` to `at` in the module's memory (grown to hold them
- * after `at`) and returns the address crop.wat is to take the page's data as starting from.
+ * The floats between the rows of a crop `width` wide in the module's memory: an even number, as
+ * crop.wat writes pairs of floats. Its BGR planes follow one another, rows × height floats each.
  */
-function copyRows({ data, width: w }: RgbImage, firstRow: number, lastRow: number, at: number): number {
-  const rowBytes = 3 * w;
-  const rows = data.subarray(firstRow * rowBytes, (lastRow + 1) * rowBytes);
-  reserve(module, at + rows.length);
-  new Uint8Array(module.memory.buffer).set(rows, at);
-  return (at - firstRow * rowBytes) | 0;
+const rowFloats = (width: number) => width + (width & 1);
+
+const cropBytes = (width: number, height: number) => 12 * rowFloats(width) * height;
+
+/** A rectangle of the page's pixels, its edges included. */
+interface Rect {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
 }
 
-/** The compact crop at `at` in the module's memory copied out to `target`. */
-function copyOut(at: number, width: number, height: number, { out, offset, stride, planeSize }: CropTarget): void {
-  const crop = new Float32Array(module.memory.buffer, at, 3 * width * height);
-  if (stride === width && planeSize === width * height) {
-    out.set(crop, offset);
-    return;
+const rectRowBytes = ({ left, right }: Rect) => 3 * (right - left + 1);
+
+/**
+ * Copies the page's pixels in `rect` to `at` in the module's memory (grown to hold them), its
+ * rows rectRowBytes apart, and returns the address crop.wat is to take the page's pixel (0, 0)
+ * at, so that it addresses the rectangle's pixels by their places in the page.
+ */
+function copyRect({ data, width: w }: RgbImage, rect: Rect, at: number): number {
+  const rowBytes = rectRowBytes(rect);
+  reserve(module, at + rowBytes * (rect.bottom - rect.top + 1));
+  const memory = new Uint8Array(module.memory.buffer);
+  for (let y = rect.top, to = at; y <= rect.bottom; y++, to += rowBytes) {
+    const from = (y * w + rect.left) * 3;
+    memory.set(data.subarray(from, from + rowBytes), to);
   }
+  return (at - rect.top * rowBytes - rect.left * 3) | 0;
+}
+
+/** `samples`' pixels and steps as offsets in data `unit` bytes a pixel. */
+function scale({ first, next }: Samples, unit: number): void {
+  for (let i = 0; i < first.length; i++) {
+    first[i] = first[i]! * unit;
+    next[i] = next[i]! * unit;
+  }
+}
+
+/** The pixels from the first to the last (inclusive) that `samples` (with steps of 1) draw on. */
+function samplesSpan({ first, next }: Samples): [number, number] {
+  let [low, high] = [Infinity, -Infinity];
+  for (let i = 0; i < first.length; i++) {
+    low = Math.min(low, first[i]!);
+    high = Math.max(high, first[i]! + next[i]!);
+  }
+  return [low, high];
+}
+
+/** The crop at `at` in the module's memory (see rowFloats) copied out to `target`. */
+function copyOut(at: number, width: number, height: number, { out, offset, stride, planeSize }: CropTarget): void {
+  const rowLength = rowFloats(width);
+  const crop = new Float32Array(module.memory.buffer, at, 3 * rowLength * height);
   for (let plane = 0; plane < 3; plane++) {
     for (let y = 0; y < height; y++) {
-      const from = (plane * height + y) * width;
+      const from = (plane * height + y) * rowLength;
       out.set(crop.subarray(from, from + width), offset + plane * planeSize + y * stride);
     }
   }
@@ -116,24 +146,28 @@ function copyOut(at: number, width: number, height: number, { out, offset, strid
  * page rows), then every crop row blended down from the two page rows about it.
  */
 function cutLevel(image: RgbImage, h: Homography, width: number, height: number, target: CropTarget): void {
-  const { width: w } = image;
   const columnsAt = 0;
   const rowsAt = columnsAt + samplesBytes(width);
   const upperAt = rowsAt + samplesBytes(height);
-  const lowerAt = upperAt + 24 * width;
-  const outAt = lowerAt + 24 * width;
+  const lowerAt = upperAt + 24 * rowFloats(width);
+  const outAt = lowerAt + 24 * rowFloats(width);
   const pageAt = outAt + cropBytes(width, height);
   reserve(module, pageAt);
   // At pixel centres, x' = h0·x + h2 (stepped along a row, as cutSlanted steps it) and y' = h4·y + h5.
-  const xs = new Float64Array(width);
-  for (let x = 0, u = h[0] * 0.5 + h[2]; x < width; x++, u += h[0]) xs[x] = u;
-  sampleAlong(xs, w, 3, samplesAt(module.memory.buffer, columnsAt, width));
+  const places = new Float64Array(Math.max(width, height));
+  for (let x = 0, u = h[0] * 0.5 + h[2]; x < width; x++, u += h[0]) places[x] = u;
+  const columns = samplesAt(module.memory.buffer, columnsAt, width);
+  sampleAlong(places.subarray(0, width), image.width, columns);
+  for (let y = 0; y < height; y++) places[y] = h[4] * (y + 0.5) + h[5];
   const rows = samplesAt(module.memory.buffer, rowsAt, height);
-  sampleAlong(Float64Array.from({ length: height }, (_, y) => h[4] * (y + 0.5) + h[5]), image.height, 3 * w, rows);
-  let [top, bottom] = [Infinity, -Infinity];
-  for (let y = 0; y < height; y++) [top, bottom] = [Math.min(top, rows.first[y]!), Math.max(bottom, rows.first[y]! + rows.next[y]!)];
-  const page = copyRows(image, top / (3 * w), bottom / (3 * w), pageAt);
-  module.cutLevel(page, columnsAt, rowsAt, width, height, upperAt, lowerAt, outAt);
+  sampleAlong(places.subarray(0, height), image.height, rows);
+  const [[left, right], [top, bottom]] = [samplesSpan(columns), samplesSpan(rows)];
+  const rect = { left, top, right, bottom };
+  // crop.wat takes the samples as offsets in the copy's data.
+  scale(columns, 3);
+  scale(rows, rectRowBytes(rect));
+  const page = copyRect(image, rect, pageAt);
+  module.cutLevel(page, columnsAt, rowsAt, width, height, rowFloats(width), upperAt, lowerAt, outAt);
   copyOut(outAt, width, height, target);
 }
 
@@ -151,23 +185,29 @@ function rowTerms(h: Homography, y: number): RowTerms {
 }
 
 /**
- * The page rows the samples of a crop `width` × `height` at a slant draw on (a row more each
- * way than their places, against the rounding their steps gather): along a crop row that stays
- * on one side of the horizon (d > 0, or affine) its place in the page moves one way only, so its
- * ends bound it; a crop crossing the horizon may draw on any row.
+ * The rectangle of the page the samples of a crop `width` × `height` at a slant draw on (a pixel
+ * more each way than their places, against the rounding their steps gather): along a crop row
+ * that stays on one side of the horizon (d > 0, or affine) its place in the page moves one way
+ * only, so its ends bound it; a crop crossing the horizon may draw on any pixel.
  */
-function rowsDrawnOn(h: Homography, width: number, height: number, pageHeight: number, affine: boolean): [number, number] {
-  let [top, bottom] = [Infinity, -Infinity];
+function rectDrawnOn(h: Homography, width: number, height: number, page: RgbImage, affine: boolean): Rect {
+  const rect = { left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity };
+  const pixelAt = (place: number, size: number) => Math.min(size - 1, Math.max(0, place - 0.5)) | 0;
   for (let y = 0; y < height; y++) {
-    const { v, d } = rowTerms(h, y);
-    const [vEnd, dEnd] = [v + h[3] * (width - 1), d + h[6] * (width - 1)];
-    if (!affine && !(d > 0 && dEnd > 0)) return [0, pageHeight - 1];
-    for (const place of affine ? [v, vEnd] : [v / d, vEnd / dEnd]) {
-      const row = Math.min(pageHeight - 1, Math.max(0, place - 0.5)) | 0;
-      [top, bottom] = [Math.min(top, row), Math.max(bottom, row)];
+    const { u, v, d } = rowTerms(h, y);
+    const [uEnd, vEnd, dEnd] = [u + h[0] * (width - 1), v + h[3] * (width - 1), d + h[6] * (width - 1)];
+    if (!affine && !(d > 0 && dEnd > 0)) return { left: 0, top: 0, right: page.width - 1, bottom: page.height - 1 };
+    for (const [x, y] of affine ? [[u, v], [uEnd, vEnd]] : [[u / d, v / d], [uEnd / dEnd, vEnd / dEnd]]) {
+      const [column, row] = [pixelAt(x!, page.width), pixelAt(y!, page.height)];
+      rect.left = Math.min(rect.left, column);
+      rect.right = Math.max(rect.right, column);
+      rect.top = Math.min(rect.top, row);
+      rect.bottom = Math.max(rect.bottom, row);
     }
   }
-  return [Math.max(0, top - 1), Math.min(pageHeight - 1, bottom + 2)];
+  const widen = (low: number, high: number, size: number) => [Math.max(0, low - 1), Math.min(size - 1, high + 2)];
+  const [[left, right], [top, bottom]] = [widen(rect.left, rect.right, page.width), widen(rect.top, rect.bottom, page.height)];
+  return { left: left!, top: top!, right: right!, bottom: bottom! };
 }
 
 /** A line at any slant: each crop pixel's place in the page through the homography (divided only where it has a perspective). */
@@ -176,12 +216,12 @@ function cutSlanted(image: RgbImage, h: Homography, width: number, height: numbe
   // A line merely turned (a scan's, not a photo's) has no perspective to divide by.
   const affine = (Math.abs(h[6]) * width + Math.abs(h[7]) * height) < NOISE;
   const outAt = 0;
-  const [top, bottom] = rowsDrawnOn(h, width, height, hh, affine);
-  const page = copyRows(image, top, bottom, outAt + cropBytes(width, height));
+  const rect = rectDrawnOn(h, width, height, image, affine);
+  const page = copyRect(image, rect, outAt + cropBytes(width, height));
   for (let y = 0; y < height; y++) {
     const { u, v, d } = rowTerms(h, y);
     const inside = rowInside(u, v, d, h[0], h[3], h[6], width, image, affine);
-    module.cutRow(page, w, hh, u, v, d, h[0], h[3], h[6], +affine, +inside, width, outAt + 4 * y * width, 4 * width * height);
+    module.cutRow(page, w, hh, rectRowBytes(rect), u, v, d, h[0], h[3], h[6], +affine, +inside, width, outAt + 4 * y * rowFloats(width), 4 * rowFloats(width) * height);
   }
   copyOut(outAt, width, height, target);
 }

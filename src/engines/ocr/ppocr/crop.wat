@@ -4,9 +4,10 @@
 ;; float rounded once as a Float32Array store rounds it, so the same bits. Assembled by
 ;; `npm run wasm:build` into crop-wasm.ts, which is what the gateway loads.
 ;;
-;; Memory: regions the caller places. $page is where the page's RGB data would start: the caller
-;; copies only the rows a line touches, so the address may lie before them (or wrap below 0).
-;; A crop is written compact: its rows $width floats apart, its planes $width × $height apart.
+;; Memory: regions the caller places. The caller copies only the rectangle of the page a line
+;; draws on, its rows $rowBytes apart; $page is where its pixel (0, 0) would be, so it may lie
+;; before the copy (or wrap below 0). A crop's rows are written an even number of floats apart
+;; (see crop.ts's rowFloats), its BGR planes one after another.
 (module
   (memory (export "memory") 1)
 
@@ -15,8 +16,9 @@
 
   ;; The page row starting $at in the page's data blended across at the crop's columns: the
   ;; columns at $columns ($width i32 offsets of the pixel before, $width i32 steps to the next,
-  ;; $width f64 shares of the next), RGB doubles per column written at $row.
-  (func $blendAcross (param $page i32) (param $at i32) (param $columns i32) (param $width i32) (param $row i32)
+  ;; $width f64 shares of the next), written at $row as three planes of doubles, red, green and
+  ;; blue, $padded apart.
+  (func $blendAcross (param $page i32) (param $at i32) (param $columns i32) (param $width i32) (param $row i32) (param $padded i32)
     (local $x i32) (local $fx f64) (local $gx f64) (local $a i32) (local $b i32) (local $to i32)
     (block $done
       (loop $next
@@ -25,27 +27,51 @@
         (local.set $gx (f64.sub (f64.const 1) (local.get $fx)))
         (local.set $a (i32.add (i32.add (local.get $page) (local.get $at)) (i32.load (i32.add (local.get $columns) (i32.shl (local.get $x) (i32.const 2))))))
         (local.set $b (i32.add (local.get $a) (i32.load (i32.add (i32.add (local.get $columns) (i32.shl (local.get $width) (i32.const 2))) (i32.shl (local.get $x) (i32.const 2))))))
-        (local.set $to (i32.add (local.get $row) (i32.mul (local.get $x) (i32.const 24))))
+        (local.set $to (i32.add (local.get $row) (i32.shl (local.get $x) (i32.const 3))))
         (f64.store (local.get $to)
           (f64.add (f64.mul (f64.convert_i32_u (i32.load8_u (local.get $a))) (local.get $gx)) (f64.mul (f64.convert_i32_u (i32.load8_u (local.get $b))) (local.get $fx))))
-        (f64.store offset=8 (local.get $to)
-          (f64.add (f64.mul (f64.convert_i32_u (i32.load8_u (i32.add (local.get $a) (i32.const 1)))) (local.get $gx)) (f64.mul (f64.convert_i32_u (i32.load8_u (i32.add (local.get $b) (i32.const 1)))) (local.get $fx))))
-        (f64.store offset=16 (local.get $to)
-          (f64.add (f64.mul (f64.convert_i32_u (i32.load8_u (i32.add (local.get $a) (i32.const 2)))) (local.get $gx)) (f64.mul (f64.convert_i32_u (i32.load8_u (i32.add (local.get $b) (i32.const 2)))) (local.get $fx))))
+        (local.set $to (i32.add (local.get $to) (local.get $padded)))
+        (f64.store (local.get $to)
+          (f64.add (f64.mul (f64.convert_i32_u (i32.load8_u offset=1 (local.get $a))) (local.get $gx)) (f64.mul (f64.convert_i32_u (i32.load8_u offset=1 (local.get $b))) (local.get $fx))))
+        (local.set $to (i32.add (local.get $to) (local.get $padded)))
+        (f64.store (local.get $to)
+          (f64.add (f64.mul (f64.convert_i32_u (i32.load8_u offset=2 (local.get $a))) (local.get $gx)) (f64.mul (f64.convert_i32_u (i32.load8_u offset=2 (local.get $b))) (local.get $fx))))
         (local.set $x (i32.add (local.get $x) (i32.const 1)))
+        (br $next))))
+
+  ;; $count doubles of the rows at $above and $below blended down (shares $gy and $fy, both lanes)
+  ;; and normalised, two at a time, as floats at $to (the last pair may run one float past $count).
+  (func $blendDown (param $above i32) (param $below i32) (param $count i32) (param $gy v128) (param $fy v128) (param $to i32)
+    (local $x i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $x) (local.get $count)))
+        (v128.store64_lane 0 (i32.add (local.get $to) (i32.shl (local.get $x) (i32.const 2)))
+          (f32x4.demote_f64x2_zero
+            (f64x2.sub
+              (f64x2.mul
+                (f64x2.add
+                  (f64x2.mul (v128.load (i32.add (local.get $above) (i32.shl (local.get $x) (i32.const 3)))) (local.get $gy))
+                  (f64x2.mul (v128.load (i32.add (local.get $below) (i32.shl (local.get $x) (i32.const 3)))) (local.get $fy)))
+                (f64x2.splat (global.get $perLevel)))
+              (f64x2.splat (f64.const 1)))))
+        (local.set $x (i32.add (local.get $x) (i32.const 2)))
         (br $next))))
 
   ;; A line that lies level in the page (see crop.ts's cutLevel): its columns' samples at
   ;; $columns (as $blendAcross reads them) and its rows' at $rows (the same, $height long, the
-  ;; offsets those of page rows), each page row blended across once into one of the two rows of
-  ;; doubles at $upper and $lower, then every crop row blended down from them, written at $out.
-  (func (export "cutLevel") (param $page i32) (param $columns i32) (param $rows i32) (param $width i32) (param $height i32)
+  ;; offsets those of page rows, $rowBytes apart), each page row blended across once into one of the two rows of
+  ;; doubles at $upper and $lower (3 × $padded each), then every crop row blended down from them,
+  ;; written at $out, its rows $padded floats apart (an even $width or one more, so that the
+  ;; blend's pairs stay in the row).
+  (func (export "cutLevel") (param $page i32) (param $columns i32) (param $rows i32) (param $width i32) (param $height i32) (param $padded i32)
     (param $upper i32) (param $lower i32) (param $out i32)
-    (local $y i32) (local $x i32) (local $upperAt i32) (local $lowerAt i32) (local $swap i32) (local $top i32) (local $bottom i32)
-    (local $fy f64) (local $gy f64) (local $blue i32) (local $plane i32) (local $k i32)
+    (local $y i32) (local $upperAt i32) (local $lowerAt i32) (local $swap i32) (local $top i32) (local $bottom i32)
+    (local $fy f64) (local $blue i32) (local $plane i32) (local $doubles i32)
     (local.set $upperAt (i32.const -1))
     (local.set $lowerAt (i32.const -1))
-    (local.set $plane (i32.shl (i32.mul (local.get $width) (local.get $height)) (i32.const 2)))
+    (local.set $plane (i32.shl (i32.mul (local.get $padded) (local.get $height)) (i32.const 2)))
+    (local.set $doubles (i32.shl (local.get $padded) (i32.const 3)))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $y) (local.get $height)))
@@ -58,37 +84,29 @@
             (local.set $lowerAt (local.get $upperAt)) (local.set $upperAt (local.get $top))))
         (if (i32.ne (local.get $upperAt) (local.get $top))
           (then
-            (call $blendAcross (local.get $page) (local.get $top) (local.get $columns) (local.get $width) (local.get $upper))
+            (call $blendAcross (local.get $page) (local.get $top) (local.get $columns) (local.get $width) (local.get $upper) (local.get $doubles))
             (local.set $upperAt (local.get $top))))
         (if (i32.ne (local.get $lowerAt) (local.get $bottom))
           (then
-            (call $blendAcross (local.get $page) (local.get $bottom) (local.get $columns) (local.get $width) (local.get $lower))
+            (call $blendAcross (local.get $page) (local.get $bottom) (local.get $columns) (local.get $width) (local.get $lower) (local.get $doubles))
             (local.set $lowerAt (local.get $bottom))))
         (local.set $fy (f64.load (i32.add (i32.add (local.get $rows) (i32.shl (local.get $height) (i32.const 3))) (i32.shl (local.get $y) (i32.const 3)))))
-        (local.set $gy (f64.sub (f64.const 1) (local.get $fy)))
-        (local.set $blue (i32.add (local.get $out) (i32.shl (i32.mul (local.get $y) (local.get $width)) (i32.const 2))))
-        (local.set $x (i32.const 0))
-        (block $rowDone
-          (loop $pixel
-            (br_if $rowDone (i32.ge_u (local.get $x) (local.get $width)))
-            (local.set $k (i32.mul (local.get $x) (i32.const 24)))
-            (f32.store (i32.add (local.get $blue) (i32.add (local.get $plane) (local.get $plane)))
-              (f32.demote_f64 (f64.sub (f64.mul (f64.add (f64.mul (f64.load (i32.add (local.get $upper) (local.get $k))) (local.get $gy)) (f64.mul (f64.load (i32.add (local.get $lower) (local.get $k))) (local.get $fy))) (global.get $perLevel)) (f64.const 1))))
-            (f32.store (i32.add (local.get $blue) (local.get $plane))
-              (f32.demote_f64 (f64.sub (f64.mul (f64.add (f64.mul (f64.load offset=8 (i32.add (local.get $upper) (local.get $k))) (local.get $gy)) (f64.mul (f64.load offset=8 (i32.add (local.get $lower) (local.get $k))) (local.get $fy))) (global.get $perLevel)) (f64.const 1))))
-            (f32.store (local.get $blue)
-              (f32.demote_f64 (f64.sub (f64.mul (f64.add (f64.mul (f64.load offset=16 (i32.add (local.get $upper) (local.get $k))) (local.get $gy)) (f64.mul (f64.load offset=16 (i32.add (local.get $lower) (local.get $k))) (local.get $fy))) (global.get $perLevel)) (f64.const 1))))
-            (local.set $blue (i32.add (local.get $blue) (i32.const 4)))
-            (local.set $x (i32.add (local.get $x) (i32.const 1)))
-            (br $pixel)))
+        (local.set $blue (i32.add (local.get $out) (i32.shl (i32.mul (local.get $y) (local.get $padded)) (i32.const 2))))
+        ;; Red to the last plane, green to the middle one, blue to the first.
+        (call $blendDown (local.get $upper) (local.get $lower) (local.get $width)
+          (f64x2.splat (f64.sub (f64.const 1) (local.get $fy))) (f64x2.splat (local.get $fy)) (i32.add (local.get $blue) (i32.shl (local.get $plane) (i32.const 1))))
+        (call $blendDown (i32.add (local.get $upper) (local.get $doubles)) (i32.add (local.get $lower) (local.get $doubles)) (local.get $width)
+          (f64x2.splat (f64.sub (f64.const 1) (local.get $fy))) (f64x2.splat (local.get $fy)) (i32.add (local.get $blue) (local.get $plane)))
+        (call $blendDown (i32.add (local.get $upper) (i32.shl (local.get $doubles) (i32.const 1))) (i32.add (local.get $lower) (i32.shl (local.get $doubles) (i32.const 1))) (local.get $width)
+          (f64x2.splat (f64.sub (f64.const 1) (local.get $fy))) (f64x2.splat (local.get $fy)) (local.get $blue))
         (local.set $y (i32.add (local.get $y) (i32.const 1)))
         (br $next))))
 
   ;; One crop row at any slant (see crop.ts's cutSlanted): its homography terms start at $u, $v,
   ;; $d and step by $du, $dv, $dd; divided by $d unless $affine; each place clamped to the page
-  ;; ($w × $h pixels) and its neighbours past the edge the edge's, unless the row lies $inside
-  ;; it. Written at $out, its planes $plane bytes apart.
-  (func (export "cutRow") (param $page i32) (param $w i32) (param $h i32)
+  ;; ($w × $h pixels, rows $rowBytes apart) and its neighbours past the edge the edge's, unless
+  ;; the row lies $inside it. Written at $out, its planes $plane bytes apart.
+  (func (export "cutRow") (param $page i32) (param $w i32) (param $h i32) (param $rowBytes i32)
     (param $u f64) (param $v f64) (param $d f64) (param $du f64) (param $dv f64) (param $dd f64)
     (param $affine i32) (param $inside i32) (param $width i32) (param $out i32) (param $plane i32)
     (local $x i32) (local $sx f64) (local $sy f64) (local $x0 i32) (local $y0 i32) (local $fx f64) (local $fy f64)
@@ -109,22 +127,50 @@
         (local.set $y0 (i32.trunc_sat_f64_s (local.get $sy)))
         (local.set $fx (f64.sub (local.get $sx) (f64.convert_i32_s (local.get $x0))))
         (local.set $fy (f64.sub (local.get $sy) (f64.convert_i32_s (local.get $y0))))
-        (local.set $a (i32.add (local.get $page) (i32.mul (i32.add (i32.mul (local.get $y0) (local.get $w)) (local.get $x0)) (i32.const 3))))
+        (local.set $a (i32.add (local.get $page) (i32.add (i32.mul (local.get $y0) (local.get $rowBytes)) (i32.mul (local.get $x0) (i32.const 3)))))
         (local.set $b (i32.add (local.get $a)
           (select (i32.const 3) (i32.const 0) (i32.or (local.get $inside) (i32.lt_s (i32.add (local.get $x0) (i32.const 1)) (local.get $w))))))
         (local.set $c (i32.add (local.get $a)
-          (select (i32.mul (local.get $w) (i32.const 3)) (i32.const 0) (i32.or (local.get $inside) (i32.lt_s (i32.add (local.get $y0) (i32.const 1)) (local.get $h))))))
+          (select (local.get $rowBytes) (i32.const 0) (i32.or (local.get $inside) (i32.lt_s (i32.add (local.get $y0) (i32.const 1)) (local.get $h))))))
         (local.set $e (i32.add (local.get $c) (i32.sub (local.get $b) (local.get $a))))
         (local.set $wa (f64.mul (f64.sub (f64.const 1) (local.get $fx)) (f64.sub (f64.const 1) (local.get $fy))))
         (local.set $wb (f64.mul (local.get $fx) (f64.sub (f64.const 1) (local.get $fy))))
         (local.set $wc (f64.mul (f64.sub (f64.const 1) (local.get $fx)) (local.get $fy)))
         (local.set $we (f64.mul (local.get $fx) (local.get $fy)))
+        ;; Red to the last plane, green to the middle one, blue to the first.
         (f32.store (i32.add (local.get $out) (i32.add (local.get $plane) (local.get $plane)))
-          (f32.demote_f64 (f64.sub (f64.mul (f64.add (f64.add (f64.add (f64.mul (f64.convert_i32_u (i32.load8_u (local.get $a))) (local.get $wa)) (f64.mul (f64.convert_i32_u (i32.load8_u (local.get $b))) (local.get $wb))) (f64.mul (f64.convert_i32_u (i32.load8_u (local.get $c))) (local.get $wc))) (f64.mul (f64.convert_i32_u (i32.load8_u (local.get $e))) (local.get $we))) (global.get $perLevel)) (f64.const 1))))
+          (f32.demote_f64
+            (f64.sub
+              (f64.mul
+                (f64.add
+                  (f64.add
+                    (f64.add (f64.mul (f64.convert_i32_u (i32.load8_u (local.get $a))) (local.get $wa)) (f64.mul (f64.convert_i32_u (i32.load8_u (local.get $b))) (local.get $wb)))
+                    (f64.mul (f64.convert_i32_u (i32.load8_u (local.get $c))) (local.get $wc)))
+                  (f64.mul (f64.convert_i32_u (i32.load8_u (local.get $e))) (local.get $we)))
+                (global.get $perLevel))
+              (f64.const 1))))
         (f32.store (i32.add (local.get $out) (local.get $plane))
-          (f32.demote_f64 (f64.sub (f64.mul (f64.add (f64.add (f64.add (f64.mul (f64.convert_i32_u (i32.load8_u (i32.add (local.get $a) (i32.const 1)))) (local.get $wa)) (f64.mul (f64.convert_i32_u (i32.load8_u (i32.add (local.get $b) (i32.const 1)))) (local.get $wb))) (f64.mul (f64.convert_i32_u (i32.load8_u (i32.add (local.get $c) (i32.const 1)))) (local.get $wc))) (f64.mul (f64.convert_i32_u (i32.load8_u (i32.add (local.get $e) (i32.const 1)))) (local.get $we))) (global.get $perLevel)) (f64.const 1))))
+          (f32.demote_f64
+            (f64.sub
+              (f64.mul
+                (f64.add
+                  (f64.add
+                    (f64.add (f64.mul (f64.convert_i32_u (i32.load8_u offset=1 (local.get $a))) (local.get $wa)) (f64.mul (f64.convert_i32_u (i32.load8_u offset=1 (local.get $b))) (local.get $wb)))
+                    (f64.mul (f64.convert_i32_u (i32.load8_u offset=1 (local.get $c))) (local.get $wc)))
+                  (f64.mul (f64.convert_i32_u (i32.load8_u offset=1 (local.get $e))) (local.get $we)))
+                (global.get $perLevel))
+              (f64.const 1))))
         (f32.store (local.get $out)
-          (f32.demote_f64 (f64.sub (f64.mul (f64.add (f64.add (f64.add (f64.mul (f64.convert_i32_u (i32.load8_u (i32.add (local.get $a) (i32.const 2)))) (local.get $wa)) (f64.mul (f64.convert_i32_u (i32.load8_u (i32.add (local.get $b) (i32.const 2)))) (local.get $wb))) (f64.mul (f64.convert_i32_u (i32.load8_u (i32.add (local.get $c) (i32.const 2)))) (local.get $wc))) (f64.mul (f64.convert_i32_u (i32.load8_u (i32.add (local.get $e) (i32.const 2)))) (local.get $we))) (global.get $perLevel)) (f64.const 1))))
+          (f32.demote_f64
+            (f64.sub
+              (f64.mul
+                (f64.add
+                  (f64.add
+                    (f64.add (f64.mul (f64.convert_i32_u (i32.load8_u offset=2 (local.get $a))) (local.get $wa)) (f64.mul (f64.convert_i32_u (i32.load8_u offset=2 (local.get $b))) (local.get $wb)))
+                    (f64.mul (f64.convert_i32_u (i32.load8_u offset=2 (local.get $c))) (local.get $wc)))
+                  (f64.mul (f64.convert_i32_u (i32.load8_u offset=2 (local.get $e))) (local.get $we)))
+                (global.get $perLevel))
+              (f64.const 1))))
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
         (local.set $u (f64.add (local.get $u) (local.get $du)))
         (local.set $v (f64.add (local.get $v) (local.get $dv)))
