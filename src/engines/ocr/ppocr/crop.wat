@@ -102,79 +102,97 @@
         (local.set $y (i32.add (local.get $y) (i32.const 1)))
         (br $next))))
 
-  ;; One crop row at any slant (see crop.ts's cutSlanted): its homography terms start at $u, $v,
-  ;; $d and step by $du, $dv, $dd; divided by $d unless $affine; each place clamped to the page
-  ;; ($w × $h pixels, rows $rowBytes apart) and its neighbours past the edge the edge's, unless
-  ;; the row lies $inside it. Written at $out, its planes $plane bytes apart.
+  ;; One crop row at any slant (see crop.ts's cutSlanted), two pixels at a time (a row of odd
+  ;; width ends with a pixel sampled twice, written past it): its homography terms start at $u,
+  ;; $v, $d and step by $du, $dv, $dd (each lane stepped twice, so taking the steps one pixel at
+  ;; a time would); divided by $d unless $affine; each place clamped to the page ($w × $h pixels,
+  ;; rows $rowBytes apart) and its neighbours past the edge the edge's, unless the row lies
+  ;; $inside it. Written at $out, its planes $plane bytes apart. Each lane's four pixels'
+  ;; addresses are written out, not called: V8 does not inline wasm calls.
   (func (export "cutRow") (param $page i32) (param $w i32) (param $h i32) (param $rowBytes i32)
     (param $u f64) (param $v f64) (param $d f64) (param $du f64) (param $dv f64) (param $dd f64)
     (param $affine i32) (param $inside i32) (param $width i32) (param $out i32) (param $plane i32)
-    (local $x i32) (local $sx f64) (local $sy f64) (local $x0 i32) (local $y0 i32) (local $fx f64) (local $fy f64)
-    (local $a i32) (local $b i32) (local $c i32) (local $e i32) (local $wa f64) (local $wb f64) (local $wc f64) (local $we f64)
+    (local $x i32) (local $us v128) (local $vs v128) (local $ds v128) (local $sx v128) (local $sy v128) (local $x0 v128) (local $y0 v128)
+    (local $fx v128) (local $fy v128) (local $gx v128) (local $gy v128) (local $wa v128) (local $wb v128) (local $wc v128) (local $we v128)
+    (local $a0 i32) (local $b0 i32) (local $c0 i32) (local $e0 i32) (local $a1 i32) (local $b1 i32) (local $c1 i32) (local $e1 i32)
+    (local.set $us (f64x2.replace_lane 1 (f64x2.splat (local.get $u)) (f64.add (local.get $u) (local.get $du))))
+    (local.set $vs (f64x2.replace_lane 1 (f64x2.splat (local.get $v)) (f64.add (local.get $v) (local.get $dv))))
+    (local.set $ds (f64x2.replace_lane 1 (f64x2.splat (local.get $d)) (f64.add (local.get $d) (local.get $dd))))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $x) (local.get $width)))
         (if (local.get $affine)
-          (then (local.set $sx (f64.sub (local.get $u) (f64.const 0.5))) (local.set $sy (f64.sub (local.get $v) (f64.const 0.5))))
+          (then
+            (local.set $sx (f64x2.sub (local.get $us) (f64x2.splat (f64.const 0.5))))
+            (local.set $sy (f64x2.sub (local.get $vs) (f64x2.splat (f64.const 0.5)))))
           (else
-            (local.set $sx (f64.sub (f64.div (local.get $u) (local.get $d)) (f64.const 0.5)))
-            (local.set $sy (f64.sub (f64.div (local.get $v) (local.get $d)) (f64.const 0.5)))))
+            (local.set $sx (f64x2.sub (f64x2.div (local.get $us) (local.get $ds)) (f64x2.splat (f64.const 0.5))))
+            (local.set $sy (f64x2.sub (f64x2.div (local.get $vs) (local.get $ds)) (f64x2.splat (f64.const 0.5))))))
         (if (i32.eqz (local.get $inside))
           (then
-            (local.set $sx (f64.min (f64.convert_i32_s (i32.sub (local.get $w) (i32.const 1))) (f64.max (f64.const 0) (local.get $sx))))
-            (local.set $sy (f64.min (f64.convert_i32_s (i32.sub (local.get $h) (i32.const 1))) (f64.max (f64.const 0) (local.get $sy))))))
-        (local.set $x0 (i32.trunc_sat_f64_s (local.get $sx)))
-        (local.set $y0 (i32.trunc_sat_f64_s (local.get $sy)))
-        (local.set $fx (f64.sub (local.get $sx) (f64.convert_i32_s (local.get $x0))))
-        (local.set $fy (f64.sub (local.get $sy) (f64.convert_i32_s (local.get $y0))))
-        (local.set $a (i32.add (local.get $page) (i32.add (i32.mul (local.get $y0) (local.get $rowBytes)) (i32.mul (local.get $x0) (i32.const 3)))))
-        (local.set $b (i32.add (local.get $a)
-          (select (i32.const 3) (i32.const 0) (i32.or (local.get $inside) (i32.lt_s (i32.add (local.get $x0) (i32.const 1)) (local.get $w))))))
-        (local.set $c (i32.add (local.get $a)
-          (select (local.get $rowBytes) (i32.const 0) (i32.or (local.get $inside) (i32.lt_s (i32.add (local.get $y0) (i32.const 1)) (local.get $h))))))
-        (local.set $e (i32.add (local.get $c) (i32.sub (local.get $b) (local.get $a))))
-        (local.set $wa (f64.mul (f64.sub (f64.const 1) (local.get $fx)) (f64.sub (f64.const 1) (local.get $fy))))
-        (local.set $wb (f64.mul (local.get $fx) (f64.sub (f64.const 1) (local.get $fy))))
-        (local.set $wc (f64.mul (f64.sub (f64.const 1) (local.get $fx)) (local.get $fy)))
-        (local.set $we (f64.mul (local.get $fx) (local.get $fy)))
+            (local.set $sx (f64x2.min (f64x2.splat (f64.convert_i32_s (i32.sub (local.get $w) (i32.const 1)))) (f64x2.max (f64x2.splat (f64.const 0)) (local.get $sx))))
+            (local.set $sy (f64x2.min (f64x2.splat (f64.convert_i32_s (i32.sub (local.get $h) (i32.const 1)))) (f64x2.max (f64x2.splat (f64.const 0)) (local.get $sy))))))
+        (local.set $x0 (i32x4.trunc_sat_f64x2_s_zero (local.get $sx)))
+        (local.set $y0 (i32x4.trunc_sat_f64x2_s_zero (local.get $sy)))
+        (local.set $fx (f64x2.sub (local.get $sx) (f64x2.convert_low_i32x4_s (local.get $x0))))
+        (local.set $fy (f64x2.sub (local.get $sy) (f64x2.convert_low_i32x4_s (local.get $y0))))
+        (local.set $gx (f64x2.sub (f64x2.splat (f64.const 1)) (local.get $fx)))
+        (local.set $gy (f64x2.sub (f64x2.splat (f64.const 1)) (local.get $fy)))
+        (local.set $wa (f64x2.mul (local.get $gx) (local.get $gy)))
+        (local.set $wb (f64x2.mul (local.get $fx) (local.get $gy)))
+        (local.set $wc (f64x2.mul (local.get $gx) (local.get $fy)))
+        (local.set $we (f64x2.mul (local.get $fx) (local.get $fy)))
+        (local.set $a0 (i32.add (local.get $page) (i32.add (i32.mul (i32x4.extract_lane 0 (local.get $y0)) (local.get $rowBytes)) (i32.mul (i32x4.extract_lane 0 (local.get $x0)) (i32.const 3)))))
+        (local.set $b0 (i32.add (local.get $a0) (select (i32.const 3) (i32.const 0) (i32.or (local.get $inside) (i32.lt_s (i32.add (i32x4.extract_lane 0 (local.get $x0)) (i32.const 1)) (local.get $w))))))
+        (local.set $c0 (i32.add (local.get $a0) (select (local.get $rowBytes) (i32.const 0) (i32.or (local.get $inside) (i32.lt_s (i32.add (i32x4.extract_lane 0 (local.get $y0)) (i32.const 1)) (local.get $h))))))
+        (local.set $e0 (i32.add (local.get $c0) (i32.sub (local.get $b0) (local.get $a0))))
+        ;; The last pixel of a row of odd width, sampled twice: what its second lane reads may lie outside the page.
+        (if (i32.lt_u (i32.add (local.get $x) (i32.const 1)) (local.get $width))
+          (then
+            (local.set $a1 (i32.add (local.get $page) (i32.add (i32.mul (i32x4.extract_lane 1 (local.get $y0)) (local.get $rowBytes)) (i32.mul (i32x4.extract_lane 1 (local.get $x0)) (i32.const 3)))))
+            (local.set $b1 (i32.add (local.get $a1) (select (i32.const 3) (i32.const 0) (i32.or (local.get $inside) (i32.lt_s (i32.add (i32x4.extract_lane 1 (local.get $x0)) (i32.const 1)) (local.get $w))))))
+            (local.set $c1 (i32.add (local.get $a1) (select (local.get $rowBytes) (i32.const 0) (i32.or (local.get $inside) (i32.lt_s (i32.add (i32x4.extract_lane 1 (local.get $y0)) (i32.const 1)) (local.get $h))))))
+            (local.set $e1 (i32.add (local.get $c1) (i32.sub (local.get $b1) (local.get $a1)))))
+          (else
+            (local.set $a1 (local.get $a0)) (local.set $b1 (local.get $b0)) (local.set $c1 (local.get $c0)) (local.set $e1 (local.get $e0))))
         ;; Red to the last plane, green to the middle one, blue to the first.
-        (f32.store (i32.add (local.get $out) (i32.add (local.get $plane) (local.get $plane)))
-          (f32.demote_f64
-            (f64.sub
-              (f64.mul
-                (f64.add
-                  (f64.add
-                    (f64.add (f64.mul (f64.convert_i32_u (i32.load8_u (local.get $a))) (local.get $wa)) (f64.mul (f64.convert_i32_u (i32.load8_u (local.get $b))) (local.get $wb)))
-                    (f64.mul (f64.convert_i32_u (i32.load8_u (local.get $c))) (local.get $wc)))
-                  (f64.mul (f64.convert_i32_u (i32.load8_u (local.get $e))) (local.get $we)))
-                (global.get $perLevel))
-              (f64.const 1))))
-        (f32.store (i32.add (local.get $out) (local.get $plane))
-          (f32.demote_f64
-            (f64.sub
-              (f64.mul
-                (f64.add
-                  (f64.add
-                    (f64.add (f64.mul (f64.convert_i32_u (i32.load8_u offset=1 (local.get $a))) (local.get $wa)) (f64.mul (f64.convert_i32_u (i32.load8_u offset=1 (local.get $b))) (local.get $wb)))
-                    (f64.mul (f64.convert_i32_u (i32.load8_u offset=1 (local.get $c))) (local.get $wc)))
-                  (f64.mul (f64.convert_i32_u (i32.load8_u offset=1 (local.get $e))) (local.get $we)))
-                (global.get $perLevel))
-              (f64.const 1))))
-        (f32.store (local.get $out)
-          (f32.demote_f64
-            (f64.sub
-              (f64.mul
-                (f64.add
-                  (f64.add
-                    (f64.add (f64.mul (f64.convert_i32_u (i32.load8_u offset=2 (local.get $a))) (local.get $wa)) (f64.mul (f64.convert_i32_u (i32.load8_u offset=2 (local.get $b))) (local.get $wb)))
-                    (f64.mul (f64.convert_i32_u (i32.load8_u offset=2 (local.get $c))) (local.get $wc)))
-                  (f64.mul (f64.convert_i32_u (i32.load8_u offset=2 (local.get $e))) (local.get $we)))
-                (global.get $perLevel))
-              (f64.const 1))))
-        (local.set $out (i32.add (local.get $out) (i32.const 4)))
-        (local.set $u (f64.add (local.get $u) (local.get $du)))
-        (local.set $v (f64.add (local.get $v) (local.get $dv)))
-        (local.set $d (f64.add (local.get $d) (local.get $dd)))
-        (local.set $x (i32.add (local.get $x) (i32.const 1)))
+        (v128.store64_lane 0 (i32.add (local.get $out) (i32.add (local.get $plane) (local.get $plane)))
+          (f32x4.demote_f64x2_zero
+            (f64x2.sub
+              (f64x2.mul
+                (f64x2.add
+                  (f64x2.add
+                    (f64x2.add (f64x2.mul (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_u (i32.load8_u offset=0 (local.get $a0)))) (f64.convert_i32_u (i32.load8_u offset=0 (local.get $a1)))) (local.get $wa)) (f64x2.mul (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_u (i32.load8_u offset=0 (local.get $b0)))) (f64.convert_i32_u (i32.load8_u offset=0 (local.get $b1)))) (local.get $wb)))
+                    (f64x2.mul (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_u (i32.load8_u offset=0 (local.get $c0)))) (f64.convert_i32_u (i32.load8_u offset=0 (local.get $c1)))) (local.get $wc)))
+                  (f64x2.mul (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_u (i32.load8_u offset=0 (local.get $e0)))) (f64.convert_i32_u (i32.load8_u offset=0 (local.get $e1)))) (local.get $we)))
+                (f64x2.splat (global.get $perLevel)))
+              (f64x2.splat (f64.const 1)))))
+        (v128.store64_lane 0 (i32.add (local.get $out) (local.get $plane))
+          (f32x4.demote_f64x2_zero
+            (f64x2.sub
+              (f64x2.mul
+                (f64x2.add
+                  (f64x2.add
+                    (f64x2.add (f64x2.mul (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_u (i32.load8_u offset=1 (local.get $a0)))) (f64.convert_i32_u (i32.load8_u offset=1 (local.get $a1)))) (local.get $wa)) (f64x2.mul (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_u (i32.load8_u offset=1 (local.get $b0)))) (f64.convert_i32_u (i32.load8_u offset=1 (local.get $b1)))) (local.get $wb)))
+                    (f64x2.mul (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_u (i32.load8_u offset=1 (local.get $c0)))) (f64.convert_i32_u (i32.load8_u offset=1 (local.get $c1)))) (local.get $wc)))
+                  (f64x2.mul (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_u (i32.load8_u offset=1 (local.get $e0)))) (f64.convert_i32_u (i32.load8_u offset=1 (local.get $e1)))) (local.get $we)))
+                (f64x2.splat (global.get $perLevel)))
+              (f64x2.splat (f64.const 1)))))
+        (v128.store64_lane 0 (local.get $out)
+          (f32x4.demote_f64x2_zero
+            (f64x2.sub
+              (f64x2.mul
+                (f64x2.add
+                  (f64x2.add
+                    (f64x2.add (f64x2.mul (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_u (i32.load8_u offset=2 (local.get $a0)))) (f64.convert_i32_u (i32.load8_u offset=2 (local.get $a1)))) (local.get $wa)) (f64x2.mul (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_u (i32.load8_u offset=2 (local.get $b0)))) (f64.convert_i32_u (i32.load8_u offset=2 (local.get $b1)))) (local.get $wb)))
+                    (f64x2.mul (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_u (i32.load8_u offset=2 (local.get $c0)))) (f64.convert_i32_u (i32.load8_u offset=2 (local.get $c1)))) (local.get $wc)))
+                  (f64x2.mul (f64x2.replace_lane 1 (f64x2.splat (f64.convert_i32_u (i32.load8_u offset=2 (local.get $e0)))) (f64.convert_i32_u (i32.load8_u offset=2 (local.get $e1)))) (local.get $we)))
+                (f64x2.splat (global.get $perLevel)))
+              (f64x2.splat (f64.const 1)))))
+        (local.set $out (i32.add (local.get $out) (i32.const 8)))
+        (local.set $us (f64x2.add (f64x2.add (local.get $us) (f64x2.splat (local.get $du))) (f64x2.splat (local.get $du))))
+        (local.set $vs (f64x2.add (f64x2.add (local.get $vs) (f64x2.splat (local.get $dv))) (f64x2.splat (local.get $dv))))
+        (local.set $ds (f64x2.add (f64x2.add (local.get $ds) (f64x2.splat (local.get $dd))) (f64x2.splat (local.get $dd))))
+        (local.set $x (i32.add (local.get $x) (i32.const 2)))
         (br $next))))
 )
