@@ -49,9 +49,10 @@ interface CropModule extends WasmMemory {
 const module = instantiate<CropModule>(CROP_WASM);
 
 /**
- * Where a crop's columns (or rows) sample the page, as crop.wat reads them from `at` in its
- * memory: the offsets in the page's data of the pixel before each (i32), the steps to the next
- * one (i32), and the shares of the next (f64), each array `count` long.
+ * Where a crop's columns (or rows) sample the page, where crop.wat reads them in its memory: the
+ * pixel before each (i32), the step to the next one (i32), and the share of the next (f64), each
+ * array as long as the crop is wide (or high). Pixels and steps are counted in pixels, then, for
+ * crop.wat, in bytes of the page's copy (see scale).
  */
 interface Samples {
   first: Int32Array;
@@ -61,6 +62,7 @@ interface Samples {
 
 const samplesBytes = (count: number) => 16 * count;
 
+/** The samples of `count` crop pixels at `at` in the module's memory. */
 function samplesAt(buffer: ArrayBuffer, at: number, count: number): Samples {
   return { first: new Int32Array(buffer, at, count), next: new Int32Array(buffer, at + 4 * count, count), share: new Float64Array(buffer, at + 8 * count, count) };
 }
