@@ -8,7 +8,10 @@ import { REPO_ROOT } from './paths.js';
  * (its bytes in base64), so that tsx and the built dist/ load it alike with no assembler at run
  * time. `npm run wasm:build` writes those modules; a test fails when one no longer matches its .wat.
  */
-export const WASM_MODULES = [{ wat: 'src/engines/ocr/ppocr/despeckle.wat', module: 'src/engines/ocr/ppocr/despeckle-wasm.ts', name: 'DESPECKLE_WASM' }];
+export const WASM_MODULES = [
+  { wat: 'src/engines/ocr/ppocr/despeckle.wat', module: 'src/engines/ocr/ppocr/despeckle-wasm.ts', name: 'DESPECKLE_WASM' },
+  { wat: 'src/engines/ocr/ppocr/crop.wat', module: 'src/engines/ocr/ppocr/crop-wasm.ts', name: 'CROP_WASM' },
+];
 
 export type WasmModule = (typeof WASM_MODULES)[number];
 

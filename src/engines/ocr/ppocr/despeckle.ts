@@ -5,15 +5,9 @@
  */
 import { SRGB_OF_LINEAR, WEIGHTED_LINEAR } from '../lighting.js';
 import { DESPECKLE_WASM } from './despeckle-wasm.js';
+import { instantiate, reserve, type WasmMemory } from './wasm.js';
 
-/** The little of the WebAssembly API used here: its types come with TypeScript's DOM library, which the gateway does not load. */
-interface WebAssemblyApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: unknown };
-}
-
-interface DespeckleModule {
-  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+interface DespeckleModule extends WasmMemory {
   despeckle(pixelsAt: number, acrossAt: number, greysAt: number, width: number, height: number): void;
 }
 
@@ -25,13 +19,10 @@ const REGIONS_AT = 4352;
 /** Bytes past each region that despeckle.wat may read and write over (see despeckle.wat). */
 const REGION_SLACK = 48;
 
-const module = instantiate();
+const module = withGreyTables(instantiate<DespeckleModule>(DESPECKLE_WASM));
 
 /** The module with lighting.ts's grey tables in its memory, where despeckle.wat reads them (little-endian, as wasm and Node's platforms are). */
-function instantiate(): DespeckleModule {
-  const { Instance, Module } = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
-  const { exports } = new Instance(new Module(Buffer.from(DESPECKLE_WASM, 'base64')));
-  const despeckleModule = exports as unknown as DespeckleModule;
+function withGreyTables(despeckleModule: DespeckleModule): DespeckleModule {
   const memory = new Uint8Array(despeckleModule.memory.buffer);
   const bytesOf = (table: Float32Array | Int32Array) => new Uint8Array(table.buffer, table.byteOffset, table.byteLength);
   WEIGHTED_LINEAR.forEach((table, channel) => memory.set(bytesOf(table), WEIGHTED_LINEAR_AT[channel]));
@@ -56,8 +47,7 @@ export function despeckle(data: Uint8Array, width: number, height: number, into?
   const pixelsAt = REGIONS_AT;
   const acrossAt = pixelsAt + regionLength(size);
   const greysAt = acrossAt + regionLength(size);
-  const missing = greysAt + regionLength(width * height) - module.memory.buffer.byteLength;
-  if (missing > 0) module.memory.grow(Math.ceil(missing / WASM_PAGE));
+  reserve(module, greysAt + regionLength(width * height));
   const memory = new Uint8Array(module.memory.buffer);
   memory.set(data.subarray(0, size), pixelsAt);
   module.despeckle(pixelsAt, acrossAt, greysAt, width, height);
@@ -67,5 +57,3 @@ export function despeckle(data: Uint8Array, width: number, height: number, into?
   grey.set(memory.subarray(greysAt, greysAt + width * height));
   return { despeckled, grey };
 }
-
-const WASM_PAGE = 65536;

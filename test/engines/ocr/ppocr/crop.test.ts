@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cutNormalised } from '../../../../src/engines/ocr/ppocr/crop.js';
+import { cutNormalisedInJs } from './crop-reference.js';
 import { homography, rectQuad } from '../../../../src/engines/ocr/ppocr/geometry.js';
 import { quadOf, type Quad } from '../../../../src/engines/ocr/plane.js';
 
@@ -78,6 +79,49 @@ describe('a text line cut from the page', () => {
       expect(out[pixel]).toBeCloseTo(data[pixel * 3 + 2]! / 127.5 - 1, 5);
       expect(out[plane + pixel]).toBeCloseTo(data[pixel * 3 + 1]! / 127.5 - 1, 5);
       expect(out[2 * plane + pixel]).toBeCloseTo(data[pixel * 3]! / 127.5 - 1, 5);
+    }
+  });
+});
+
+/** A pseudo-random generator with a fixed seed (mulberry32), so that every run draws the same quads. */
+function seeded(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('a text line cut in WebAssembly', () => {
+  const [pageWidth, pageHeight] = [97, 63];
+  const data = page(pageWidth, pageHeight).data;
+  const image = { data, width: pageWidth, height: pageHeight };
+  const random = seeded(26);
+  const between = (low: number, high: number) => low + (high - low) * random();
+  /** A line `length` long and `thickness` thick from (`x`, `y`), turned `degrees`, each corner moved up to `skew` pixels (perspective). */
+  const line = (x: number, y: number, length: number, thickness: number, degrees: number, skew: number): Quad => {
+    const corners = turned(quadOf({ x0: x, y0: y, x1: x + length, y1: y + thickness }), degrees);
+    return corners.map((corner) => ({ x: corner.x + between(-skew, skew), y: corner.y + between(-skew, skew) })) as Quad;
+  };
+  const quads: Quad[] = [];
+  for (let i = 0; i < 40; i++) {
+    // Within the page, and up to a third of a line past each edge.
+    const [x, y] = [between(-20, pageWidth - 10), between(-8, pageHeight - 4)];
+    const [length, thickness] = [between(8, 90), between(3, 20)];
+    quads.push(line(x, y, length, thickness, 0, 0), line(x, y, length, thickness, between(-8, 8), 0), line(x, y, length, thickness, between(-8, 8), between(0.5, 4)));
+  }
+
+  it('writes the same floats as the JavaScript reference for level, turned and perspective quads, inside the page and past its edges', () => {
+    for (const quad of quads) {
+      const [width, height] = [1 + Math.floor(between(4, 160)), 1 + Math.floor(between(8, 48))];
+      // Into a wider batch at an offset, as the recogniser's tensor takes it: the padding must stay as it was.
+      const stride = width + 7;
+      const target = () => ({ out: new Float32Array(3 * stride * height + 11).fill(9), offset: 11, stride, planeSize: stride * height });
+      const [wasm, js] = [target(), target()];
+      cutNormalised(image, quad, width, height, wasm);
+      cutNormalisedInJs(image, quad, width, height, js);
+      expect(Buffer.from(wasm.out.buffer).equals(Buffer.from(js.out.buffer)), JSON.stringify({ quad, width, height })).toBe(true);
     }
   });
 });
