@@ -35,10 +35,15 @@ const NOISE = 1e-9;
  */
 export function cutNormalised(image: RgbImage, quad: Quad, width: number, height: number, target: CropTarget): void {
   const h = homography(rectQuad(width, height), quad);
-  const level = (Math.abs(h[1]) + Math.abs(h[7])) * height + (Math.abs(h[3]) + Math.abs(h[6])) * width < NOISE;
-  if (level) cutLevel(image, h, width, height, target);
+  if (liesLevel(h, width, height)) cutLevel(image, h, width, height, target);
   else cutSlanted(image, h, width, height, target);
 }
+
+/** Whether a `width` × `height` crop through `h` has no perspective to divide by (a line merely turned, a scan's). */
+export const isAffine = (h: Homography, width: number, height: number) => Math.abs(h[6]) * width + Math.abs(h[7]) * height < NOISE;
+
+/** Whether a `width` × `height` crop through `h` lies level in the page: its rows on page rows, its columns on page columns (see NOISE). */
+export const liesLevel = (h: Homography, width: number, height: number) => (Math.abs(h[1]) + Math.abs(h[7])) * height + (Math.abs(h[3]) + Math.abs(h[6])) * width < NOISE;
 
 /** crop.wat's exports: addresses and sizes in bytes, except widths and heights (pixels). */
 interface CropModule extends WasmMemory {
@@ -215,8 +220,7 @@ function rectDrawnOn(h: Homography, width: number, height: number, page: RgbImag
 /** A line at any slant: each crop pixel's place in the page through the homography (divided only where it has a perspective). */
 function cutSlanted(image: RgbImage, h: Homography, width: number, height: number, target: CropTarget): void {
   const { width: w, height: hh } = image;
-  // A line merely turned (a scan's, not a photo's) has no perspective to divide by.
-  const affine = (Math.abs(h[6]) * width + Math.abs(h[7]) * height) < NOISE;
+  const affine = isAffine(h, width, height);
   const outAt = 0;
   const rect = rectDrawnOn(h, width, height, image, affine);
   const page = copyRect(image, rect, outAt + cropBytes(width, height));
@@ -238,7 +242,7 @@ const INSIDE = 1e-6;
  * a row its place in the page moves one way only (the terms grow linearly, and the row stays on
  * one side of the horizon, d > 0, or is affine), so its ends bound it.
  */
-function rowInside(u: number, v: number, d: number, du: number, dv: number, dd: number, width: number, page: RgbImage, affine: boolean): boolean {
+export function rowInside(u: number, v: number, d: number, du: number, dv: number, dd: number, width: number, page: RgbImage, affine: boolean): boolean {
   const steps = width - 1;
   const [uEnd, vEnd, dEnd] = [u + du * steps, v + dv * steps, d + dd * steps];
   if (affine) return between(u, uEnd, page.width) && between(v, vEnd, page.height);

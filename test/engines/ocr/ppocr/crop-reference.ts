@@ -1,40 +1,17 @@
 /**
- * crop.ts's cuts as plain JavaScript, what crop.wat must match bit for bit: a text line cut out
- * of the page along its quad, straightened to the size the recogniser or the direction
- * classifier reads (bilinear), straight into their input tensor. Most lines of a scan
- * lie level: each column of their crop comes from one column of the page and each row from one
- * row, so where each lands is worked out once per column and once per row, not per pixel, and
- * without the perspective's divisions. A line at a slant (a photo) is cut through its whole
- * homography.
+ * crop.ts's cuts as plain JavaScript, what crop.wat must match bit for bit (crop.ts says how a
+ * line is cut): a level line's columns and rows sampled once each, a slanted one's pixels through
+ * its whole homography.
  */
 import { homography, rectQuad, type Homography } from '../../../../src/engines/ocr/ppocr/geometry.js';
+import { isAffine, liesLevel, rowInside, type CropTarget } from '../../../../src/engines/ocr/ppocr/crop.js';
 import type { RgbImage } from '../../../../src/engines/ocr/ppocr/image.js';
 import type { Quad } from '../../../../src/engines/ocr/plane.js';
 
-/** Where in the output a crop goes: its first float, its row stride (floats) and the floats of one colour plane. */
-interface CropTarget {
-  out: Float32Array;
-  offset: number;
-  stride: number;
-  planeSize: number;
-}
-
-/**
- * The homography's terms that mix x into a crop row's source y (and y into a column's x), or
- * bend it (perspective), summed over the crop: below this they are the rounding of the solve that
- * made the homography, and leaving them out moves no sample by more than a hundred-thousandth of a pixel.
- */
-const NOISE = 1e-9;
-
-/**
- * The part of the page under `quad` as an upright `width` × `height` image, written to `target`
- * as normalised BGR planes: ((v / 255) − 0.5) / 0.5, the input of the recogniser and the
- * direction classifier.
- */
+/** crop.ts's cutNormalised, in JavaScript. */
 export function cutNormalisedInJs(image: RgbImage, quad: Quad, width: number, height: number, target: CropTarget): void {
   const h = homography(rectQuad(width, height), quad);
-  const level = (Math.abs(h[1]) + Math.abs(h[7])) * height + (Math.abs(h[3]) + Math.abs(h[6])) * width < NOISE;
-  if (level) cutLevel(image, h, width, height, target);
+  if (liesLevel(h, width, height)) cutLevel(image, h, width, height, target);
   else cutSlanted(image, h, width, height, target);
 }
 
@@ -122,8 +99,7 @@ function blendAcross(data: Uint8Array, at: number, columns: Samples, row: Blende
 function cutSlanted(image: RgbImage, h: Homography, width: number, height: number, { out, offset, stride, planeSize }: CropTarget): void {
   const [h0, h1, h2, h3, h4, h5, h6, h7, h8] = h;
   const { data, width: w, height: hh } = image;
-  // A line merely turned (a scan's, not a photo's) has no perspective to divide by.
-  const affine = (Math.abs(h6) * width + Math.abs(h7) * height) < NOISE;
+  const affine = isAffine(h, width, height);
   for (let y = 0; y < height; y++) {
     // Along a row of the crop the homography's three terms grow linearly: step them, divide once.
     const cy = y + 0.5;
@@ -144,26 +120,6 @@ function cutSlanted(image: RgbImage, h: Homography, width: number, height: numbe
     }
   }
 }
-
-/** How far inside the page a row's ends must lie to count its samples inside: far beyond the rounding its steps gather. */
-const INSIDE = 1e-6;
-
-/**
- * Whether every sample of a crop row `width` long, whose homography terms start at `u`, `v`,
- * `d` and step by `du`, `dv`, `dd` (as cutSlanted steps them), lies inside the page with a
- * pixel after it, right and down. Along a row its place in the page moves one way only (the
- * terms grow linearly, and the row stays on one side of the horizon, d > 0, or is affine), so its
- * ends bound it.
- */
-function rowInside(u: number, v: number, d: number, du: number, dv: number, dd: number, width: number, page: RgbImage, affine: boolean): boolean {
-  const steps = width - 1;
-  const [uEnd, vEnd, dEnd] = [u + du * steps, v + dv * steps, d + dd * steps];
-  if (affine) return between(u, uEnd, page.width) && between(v, vEnd, page.height);
-  return d > 0 && dEnd > 0 && between(u / d, uEnd / dEnd, page.width) && between(v / d, vEnd / dEnd, page.height);
-}
-
-/** Whether the pixel centres from `first` to `last` (either way round) lie inside an axis `size` pixels long, with a pixel after each. */
-const between = (first: number, last: number, size: number) => Math.min(first, last) - 0.5 >= INSIDE && Math.max(first, last) - 0.5 < size - 1 - INSIDE;
 
 /** A crop row's homography terms at its first pixel, their steps along it, and whether it is affine (see cutSlanted). */
 interface RowTerms {
