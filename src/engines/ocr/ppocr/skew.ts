@@ -17,20 +17,19 @@ const MAX_DIRECTIONS = 128;
 /** skew.wat's exports: addresses in bytes, lengths in elements. */
 interface SkewModule extends WasmMemory {
   countAbove(map: number, length: number, threshold: number): number;
-  sample(map: number, length: number, threshold: number, every: number, to: number, most: number): number;
+  sample(map: number, width: number, height: number, threshold: number, every: number, most: number, kx: number, ky: number, points: number): number;
   sharpness(points: number, count: number, reach: number, cosSin: number, directions: number, terms: number, profiles: number, bins: number, energies: number): void;
 }
 
 const module = instantiate<SkewModule>(SKEW_WASM);
 
 /**
- * The module's memory: the points (y then x, doubles), the sampled pixels' indices, the
- * directions (cosine then sine) and their energies, the terms of a pass of skew.wat's sharpness
- * (112 bytes), then the map while it is sampled, and the profiles after.
+ * The module's memory: the points (y then x, doubles), the directions (cosine then sine) and
+ * their energies, the terms of a pass of skew.wat's sharpness (112 bytes), then the map while it
+ * is sampled, and the profiles after.
  */
 const POINTS_AT = 0;
-const INDICES_AT = POINTS_AT + 16 * MAX_TEXT_PIXELS;
-const DIRECTIONS_AT = INDICES_AT + 4 * MAX_TEXT_PIXELS;
+const DIRECTIONS_AT = POINTS_AT + 16 * MAX_TEXT_PIXELS;
 const ENERGIES_AT = DIRECTIONS_AT + 16 * MAX_DIRECTIONS;
 const TERMS_AT = ENERGIES_AT + 16 * MAX_DIRECTIONS;
 const SCRATCH_AT = TERMS_AT + 112;
@@ -60,22 +59,9 @@ export function textPixels(probability: Float32Array, input: DetectionInput, thr
   new Float32Array(module.memory.buffer, SCRATCH_AT, probability.length).set(probability);
   const above = module.countAbove(SCRATCH_AT, probability.length, threshold);
   const every = Math.max(1, Math.ceil(above / MAX_TEXT_PIXELS));
-  const count = module.sample(SCRATCH_AT, probability.length, threshold, every, INDICES_AT, Math.ceil(above / every));
   // Each pixel stands for a point anywhere in its square (a fixed pseudo-random one): pixel
   // centres projected level would pile up row by row, and win over every tilted direction.
-  let seed = 1;
-  const jitter = () => {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    return seed / 0x80000000;
-  };
-  const indices = new Int32Array(module.memory.buffer, INDICES_AT, count);
-  const points = new Float64Array(module.memory.buffer, POINTS_AT, 2 * count);
-  for (let i = 0; i < count; i++) {
-    const x = indices[i]! % width;
-    const y = (indices[i]! - x) / width;
-    points[2 * i + 1] = (x + jitter() - width / 2) * kx;
-    points[2 * i] = (y + jitter() - height / 2) * ky;
-  }
+  const count = module.sample(SCRATCH_AT, width, height, threshold, every, Math.ceil(above / every), kx, ky, POINTS_AT);
   const reach = Math.hypot(width * kx, height * ky) / 2 + 1;
   return { count, reach, bins: Math.ceil(2 * reach) + 2 };
 }

@@ -32,16 +32,24 @@
         (br $next)))
     (local.get $count))
 
-  ;; Of the floats at $map not at or below $threshold (as orientation.ts's textPixels reads them,
-  ;; so a NaN among them is one), the first of every $every: their indices written as i32 at $to,
-  ;; at most $most of them. Returns how many were written. Four floats at a time, passed over
-  ;; while the next to keep lies beyond them.
-  (func (export "sample") (param $map i32) (param $length i32) (param $threshold f64) (param $every i32) (param $to i32) (param $most i32) (result i32)
+  ;; Of the pixels of the map at $map ($width × $height floats), those not at or below
+  ;; $threshold (a NaN among them too), the first of every $every, at most $most of them: written at $points as points (y then x) about the
+  ;; map's centre, scaled by $kx across and $ky down, each jittered within its pixel's square (see
+  ;; $jitter). Returns how many were written. Four floats at a time, passed over while the next
+  ;; to keep lies beyond them.
+  (func (export "sample") (param $map i32) (param $width i32) (param $height i32) (param $threshold f64) (param $every i32) (param $most i32)
+    (param $kx f64) (param $ky f64) (param $points i32) (result i32)
     (local $i i32) (local $k i32) (local $bits i32) (local $found i32) (local $pixels v128) (local $limit v128) (local $skip i32) (local $kept i32)
+    (local $length i32) (local $at i32) (local $pixel i32) (local $row i32) (local $rowEnd i32) (local $seed i32) (local $halfWidth f64) (local $halfHeight f64)
     (local.set $limit (f64x2.splat (local.get $threshold)))
+    (local.set $seed (i32.const 1))
+    (local.set $halfWidth (f64.div (f64.convert_i32_u (local.get $width)) (f64.const 2)))
+    (local.set $halfHeight (f64.div (f64.convert_i32_u (local.get $height)) (f64.const 2)))
+    (local.set $length (i32.mul (local.get $width) (local.get $height)))
+    (local.set $rowEnd (local.get $width))
     (block $done
       (loop $next
-        (br_if $done (i32.ge_u (local.get $i) (local.get $length)))
+        (br_if $done (i32.or (i32.ge_u (local.get $i) (local.get $length)) (i32.ge_u (local.get $kept) (local.get $most))))
         (if (i32.le_u (i32.add (local.get $i) (i32.const 4)) (local.get $length))
           (then
             (local.set $pixels (v128.load (i32.add (local.get $map) (i32.shl (local.get $i) (i32.const 2)))))
@@ -62,19 +70,42 @@
         (if (i32.le_u (local.get $found) (local.get $skip))
           (then (local.set $skip (i32.sub (local.get $skip) (local.get $found))))
           (else
-            (loop $pixel
+            (loop $each
               (if (local.get $skip)
                 (then (local.set $skip (i32.sub (local.get $skip) (i32.const 1))))
                 (else
-                  (if (i32.lt_u (local.get $kept) (local.get $most))
-                    (then (i32.store (i32.add (local.get $to) (i32.shl (local.get $kept) (i32.const 2))) (i32.add (local.get $i) (i32.ctz (local.get $bits))))))
+                  (br_if $done (i32.ge_u (local.get $kept) (local.get $most)))
+                  (local.set $pixel (i32.add (local.get $i) (i32.ctz (local.get $bits))))
+                  (block $onRow
+                    (loop $down
+                      (br_if $onRow (i32.lt_u (local.get $pixel) (local.get $rowEnd)))
+                      (local.set $row (i32.add (local.get $row) (i32.const 1)))
+                      (local.set $rowEnd (i32.add (local.get $rowEnd) (local.get $width)))
+                      (br $down)))
+                  (local.set $at (i32.add (local.get $points) (i32.shl (local.get $kept) (i32.const 4))))
+                  ;; x's jitter drawn first, then y's.
+                  (local.set $seed (call $jitter (local.get $seed)))
+                  (f64.store offset=8 (local.get $at) (f64.mul
+                    (f64.sub (f64.add (f64.convert_i32_u (i32.sub (local.get $pixel) (i32.sub (local.get $rowEnd) (local.get $width)))) (f64.div (f64.convert_i32_u (local.get $seed)) (f64.const 0x1p31))) (local.get $halfWidth))
+                    (local.get $kx)))
+                  (local.set $seed (call $jitter (local.get $seed)))
+                  (f64.store (local.get $at) (f64.mul
+                    (f64.sub (f64.add (f64.convert_i32_u (local.get $row)) (f64.div (f64.convert_i32_u (local.get $seed)) (f64.const 0x1p31))) (local.get $halfHeight))
+                    (local.get $ky)))
                   (local.set $kept (i32.add (local.get $kept) (i32.const 1)))
                   (local.set $skip (i32.sub (local.get $every) (i32.const 1)))))
               (local.set $bits (i32.and (local.get $bits) (i32.sub (local.get $bits) (i32.const 1))))
-              (br_if $pixel (local.get $bits)))))
+              (br_if $each (local.get $bits)))))
         (local.set $i (i32.add (local.get $i) (i32.const 4)))
         (br $next)))
-    (select (local.get $most) (local.get $kept) (i32.gt_u (local.get $kept) (local.get $most))))
+    (local.get $kept))
+
+  ;; The seed after $seed of the points' jitter (the seed over 2^31), a linear congruence taken
+  ;; in doubles as JavaScript's numbers take it: the product rounded, then its low 31 bits.
+  (func $jitter (param $seed i32) (result i32)
+    (i32.and
+      (i32.wrap_i64 (i64.trunc_f64_s (f64.add (f64.mul (f64.convert_i32_u (local.get $seed)) (f64.const 1103515245)) (f64.const 12345))))
+      (i32.const 0x7fffffff)))
 
   ;; A pass's terms, 112 bytes at $to: for each of its two directions (cosine and sine at $first
   ;; and at $second), the cosine in both lanes and the sine negated in the first (across:
