@@ -8,6 +8,7 @@
  */
 import type { Box } from '../../types.js';
 import { boundingBox, insideQuad, pointInQuad, type Point, type Quad } from '../plane.js';
+import { mapRegions } from './map-regions.js';
 import { distance, lineQuad, minAreaRect, unclip, type RotatedRect } from './geometry.js';
 import { EVEN_GAIN } from '../lighting.js';
 import { detectorView, giveBackView, type RgbImage } from './image.js';
@@ -218,73 +219,12 @@ export function giveBackTensor(input: DetectionInput): void {
 
 /** Regions of the probability map, as text-line quads in page pixels, top to bottom. */
 export function textRegions(probability: Float32Array, input: DetectionInput, settings: DetectionSettings): TextRegion[] {
-  const { width, height } = input;
-  const { threshold } = settings;
-  const { seen, stack } = fillScratch(width * height);
-  // Each row's leftmost and rightmost pixel of the region being filled: their corners bound it.
-  const rowStart = new Int32Array(height).fill(width);
-  const rowEnd = new Int32Array(height).fill(-1);
   const regions: TextRegion[] = [];
-  for (let start = 0; start < seen.length; start++) {
-    // Most of a page is no text: the probability rules a pixel out before its mark is read.
-    if (probability[start]! <= threshold || seen[start]) continue;
-    seen[start] = 1;
-    stack[0] = start;
-    let top = 1;
-    let sum = 0;
-    let count = 0;
-    let firstRow = height;
-    let lastRow = -1;
-    while (top > 0) {
-      const index = stack[--top]!;
-      const y = (index / width) | 0;
-      const x = index - y * width;
-      sum += probability[index]!;
-      count++;
-      if (x < rowStart[y]!) rowStart[y] = x;
-      if (x > rowEnd[y]!) rowEnd[y] = x;
-      if (y < firstRow) firstRow = y;
-      if (y > lastRow) lastRow = y;
-      // The four neighbours, unrolled: an array of them per pixel was most of the fill's time.
-      if (x + 1 < width && !seen[index + 1] && probability[index + 1]! > threshold) {
-        seen[index + 1] = 1;
-        stack[top++] = index + 1;
-      }
-      if (x > 0 && !seen[index - 1] && probability[index - 1]! > threshold) {
-        seen[index - 1] = 1;
-        stack[top++] = index - 1;
-      }
-      if (y + 1 < height && !seen[index + width] && probability[index + width]! > threshold) {
-        seen[index + width] = 1;
-        stack[top++] = index + width;
-      }
-      if (y > 0 && !seen[index - width] && probability[index - width]! > threshold) {
-        seen[index - width] = 1;
-        stack[top++] = index - width;
-      }
-    }
-    const outline: Point[] = [];
-    for (let y = firstRow; y <= lastRow; y++) {
-      outline.push({ x: rowStart[y]!, y }, { x: rowStart[y]!, y: y + 1 }, { x: rowEnd[y]! + 1, y }, { x: rowEnd[y]! + 1, y: y + 1 });
-      rowStart[y] = width;
-      rowEnd[y] = -1;
-    }
-    const region = regionQuad(outline, sum / count, input, settings);
+  for (const { outline, meanProbability } of mapRegions(probability, input.width, input.height, settings.threshold)) {
+    const region = regionQuad(outline, meanProbability, input, settings);
     if (region) regions.push(region);
   }
   return regions.sort((a, b) => centreY(a.quad) - centreY(b.quad) || a.quad[0].x - b.quad[0].x);
-}
-
-/**
- * The flood fill's marks and stack, kept from map to map (textRegions runs to its end before
- * another can start) rather than a fresh pair each (5 MB at a 1,216 px side): see Spares.
- */
-let scratch = { seen: new Uint8Array(0), stack: new Int32Array(0) };
-
-/** Marks for `pixels` pixels, all clear, and a stack that holds them all. */
-function fillScratch(pixels: number): { seen: Uint8Array; stack: Int32Array } {
-  if (scratch.stack.length < pixels) scratch = { seen: new Uint8Array(pixels), stack: new Int32Array(pixels) };
-  return { seen: scratch.seen.fill(0, 0, pixels).subarray(0, pixels), stack: scratch.stack };
 }
 
 const centreY = (quad: Quad) => (quad[0].y + quad[1].y + quad[2].y + quad[3].y) / 4;
