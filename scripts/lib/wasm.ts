@@ -11,6 +11,7 @@ import { REPO_ROOT } from './paths.js';
 export const WASM_MODULES = [
   { wat: 'src/engines/ocr/ppocr/despeckle.wat', module: 'src/engines/ocr/ppocr/despeckle-wasm.ts', name: 'DESPECKLE_WASM' },
   { wat: 'src/engines/ocr/ppocr/crop.wat', module: 'src/engines/ocr/ppocr/crop-wasm.ts', name: 'CROP_WASM' },
+  { wat: 'src/engines/ocr/ppocr/darkest-view.wat', module: 'src/engines/ocr/ppocr/darkest-view-wasm.ts', name: 'DARKEST_VIEW_WASM' },
   { wat: 'src/engines/ocr/ppocr/lit-normalised.wat', module: 'src/engines/ocr/ppocr/lit-normalised-wasm.ts', name: 'LIT_NORMALISED_WASM' },
 ];
 
