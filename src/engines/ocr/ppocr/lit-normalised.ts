@@ -35,6 +35,7 @@ const BRIGHTNESS_SLACK = 4;
 
 const module = withGains(instantiate<LitNormalisedModule>(LIT_NORMALISED_WASM));
 
+/** The module with lighting.ts's gains in its memory, where lit-normalised.wat reads them. */
 function withGains(litModule: LitNormalisedModule): LitNormalisedModule {
   new Float64Array(litModule.memory.buffer, GAINS_AT, EVEN_GAIN.length).set(EVEN_GAIN);
   return litModule;

@@ -1,8 +1,8 @@
 /**
  * The connected regions of the detector's probability map (pixels above the threshold, joined to
  * their four neighbours), labelled a run of pixels at a time: each row's runs join the runs of
- * the row above that they overlap. A map's text pixels come in runs a few dozen long, so this
- * touches each pixel once, in order, where a flood fill visited it from its neighbours.
+ * the row above that they overlap. A map's text pixels come in runs a few dozen long: each pixel
+ * is read once, in order, and a region is put together from its runs rather than its pixels.
  */
 import type { Point } from '../plane.js';
 
@@ -85,20 +85,16 @@ function labelRuns(probability: Float32Array, width: number, height: number, thr
   for (let y = 0; y < height; y++) {
     const rowFrom = runs.count;
     let overlapping = above.from;
-    for (let x = 0, i = y * width; x < width; ) {
+    const rowStart = y * width;
+    const rowEnd = rowStart + width;
+    for (let i = rowStart; i < rowEnd; ) {
       // Most of a map is no text: its pixels are passed over with one comparison each.
-      while (x < width && probability[i]! <= threshold) {
-        x++;
-        i++;
-      }
-      if (x === width) break;
-      const start = x;
+      while (i < rowEnd && probability[i]! <= threshold) i++;
+      if (i === rowEnd) break;
+      const start = i - rowStart;
       let sum = 0;
-      while (x < width && probability[i]! > threshold) {
-        sum += probability[i]!;
-        x++;
-        i++;
-      }
+      for (; i < rowEnd && probability[i]! > threshold; i++) sum += probability[i]!;
+      const x = i - rowStart;
       const run = runs.add(y, start, x, sum);
       // The runs above end in order: those ending before this one starts touch no later run either.
       while (overlapping < above.to && runs.end[overlapping]! <= start) overlapping++;
