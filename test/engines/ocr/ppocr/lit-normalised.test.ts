@@ -61,8 +61,8 @@ describe("the detector's input, lit and normalised in WebAssembly", () => {
     }
   });
 
-  it('writes pixels past the last whole vector, and as many as it is given, of any count', () => {
-    for (const count of [1, 2, 3, 5, 7, 13, 1000, 4099]) {
+  it('writes pixels past the last whole vector, and as many as it is given, of any count, in one chunk or several', () => {
+    for (const count of [1, 2, 3, 5, 7, 13, 1000, 4099, 65536, 65541, 3 * 65536 - 1]) {
       const data = Uint8Array.from({ length: 3 * count }, (_, i) => (i * 2654435761) >>> 24);
       const brightness = Uint8Array.from({ length: count }, (_, i) => ((i + 7) * 40503) >>> 8);
       expect(bits(written(data, brightness)), `${count} pixels`).toEqual(bits(litNormalisedInJs(data, brightness)));
