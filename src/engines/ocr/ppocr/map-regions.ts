@@ -88,7 +88,8 @@ function labelRuns(probability: Float32Array, width: number, height: number, thr
     const rowStart = y * width;
     const rowEnd = rowStart + width;
     for (let i = rowStart; i < rowEnd; ) {
-      // Most of a map is no text: its pixels are passed over with one comparison each.
+      // Most of a map is no text: its pixels are passed over with one comparison each, four to a loop's test.
+      while (i + 4 <= rowEnd && probability[i]! <= threshold && probability[i + 1]! <= threshold && probability[i + 2]! <= threshold && probability[i + 3]! <= threshold) i += 4;
       while (i < rowEnd && probability[i]! <= threshold) i++;
       if (i === rowEnd) break;
       const start = i - rowStart;
