@@ -12,6 +12,8 @@ export const WASM_MODULES = [
   { wat: 'src/engines/ocr/ppocr/despeckle.wat', module: 'src/engines/ocr/ppocr/despeckle-wasm.ts', name: 'DESPECKLE_WASM' },
   { wat: 'src/engines/ocr/ppocr/crop.wat', module: 'src/engines/ocr/ppocr/crop-wasm.ts', name: 'CROP_WASM' },
   { wat: 'src/engines/ocr/ppocr/skew.wat', module: 'src/engines/ocr/ppocr/skew-wasm.ts', name: 'SKEW_WASM' },
+  { wat: 'src/engines/ocr/ppocr/darkest-view.wat', module: 'src/engines/ocr/ppocr/darkest-view-wasm.ts', name: 'DARKEST_VIEW_WASM' },
+  { wat: 'src/engines/ocr/ppocr/lit-normalised.wat', module: 'src/engines/ocr/ppocr/lit-normalised-wasm.ts', name: 'LIT_NORMALISED_WASM' },
 ];
 
 export type WasmModule = (typeof WASM_MODULES)[number];

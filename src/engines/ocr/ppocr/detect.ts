@@ -8,9 +8,10 @@
  */
 import type { Box } from '../../types.js';
 import { boundingBox, insideQuad, pointInQuad, type Point, type Quad } from '../plane.js';
+import { mapRegions } from './map-regions.js';
 import { distance, lineQuad, minAreaRect, unclip, type RotatedRect } from './geometry.js';
-import { EVEN_GAIN } from '../lighting.js';
 import { detectorView, giveBackView, type RgbImage } from './image.js';
+import { writeLitNormalised } from './lit-normalised.js';
 import { Spares } from './spares.js';
 
 export interface DetectionSettings {
@@ -30,8 +31,6 @@ export const DETECTION_DEFAULTS: DetectionSettings = { maxSide: 960, threshold: 
 const LINE_END_MARGIN = 0.2;
 /** Regions thinner than this (in map pixels) are noise. */
 const MIN_REGION_SIDE = 3;
-const MEAN = [0.485, 0.456, 0.406];
-const STD = [0.229, 0.224, 0.225];
 
 export interface DetectionInput {
   /** Lent (see Spares): once the detector has read it, given back with giveBackTensor, and no longer read. */
@@ -146,18 +145,7 @@ function shareInside(line: Quad, lines: ReadonlyArray<{ quad: Quad; box: Box }>)
 
 const roundTo32 = (value: number) => Math.max(32, Math.round(value / 32) * 32);
 
-/**
- * Per pixel brightness and byte value (brightness × 256 + value), each tensor channel's (blue,
- * green, red) value: the byte evenly lit (divided by its brightness, as lightEvenly does, clipped
- * to a byte) and normalised as the model was trained, (v / 255 − mean) / deviation.
- */
-const LIT_NORMALISED = [0, 1, 2].map((c) => {
-  const scale = 1 / (255 * STD[c]!);
-  const shift = MEAN[c]! / STD[c]!;
-  return Float32Array.from({ length: 256 * 256 }, (_, index) => (Math.min(255, (index & 255) * EVEN_GAIN[index >> 8]!) | 0) * scale - shift);
-}) as [Float32Array, Float32Array, Float32Array];
-
-/** The page scaled for the detector, as a 1×3×H×W tensor in BGR order: each despeckled pixel evenly lit and normalised (see LIT_NORMALISED). */
+/** The page scaled for the detector, as a 1×3×H×W tensor in BGR order: each despeckled pixel evenly lit and normalised (see writeLitNormalised). */
 export async function detectionInput(image: RgbImage, maxSide: number): Promise<DetectionInput> {
   const scale = Math.min(1, maxSide / Math.max(image.width, image.height));
   const width = roundTo32(image.width * scale);
@@ -167,45 +155,6 @@ export async function detectionInput(image: RgbImage, maxSide: number): Promise<
   writeLitNormalised(despeckled.data, brightness, tensor);
   giveBackView(despeckled);
   return { tensor, width, height, scaleX: image.width / width, scaleY: image.height / height };
-}
-
-/** Runs of like pixels at least this long are filled, rather than written a pixel at a time: a page's paper is most of it. */
-const FILLED_RUN = 16;
-
-/**
- * The RGB pixels of `data`, each with its `brightness`, evenly lit and normalised (see
- * LIT_NORMALISED) into the blue, green and red planes of `tensor`, a run of like pixels (the same
- * bytes, equally bright) at a time.
- */
-export function writeLitNormalised(data: Uint8Array, brightness: Uint8Array, tensor: Float32Array): void {
-  const plane = brightness.length;
-  const [blueOf, greenOf, redOf] = LIT_NORMALISED;
-  for (let from = 0, p = 0; from < plane; ) {
-    const lit = brightness[from]!;
-    const red = data[p]!;
-    const green = data[p + 1]!;
-    const blue = data[p + 2]!;
-    let to = from + 1;
-    for (p += 3; to < plane && brightness[to] === lit && data[p] === red && data[p + 1] === green && data[p + 2] === blue; p += 3) to++;
-    const index = lit << 8;
-    fillPlanes(tensor, plane, from, to, blueOf[index | blue]!, greenOf[index | green]!, redOf[index | red]!);
-    from = to;
-  }
-}
-
-/** Pixels `from` to `to` of the three planes of `tensor` (`plane` floats each) set to `blue`, `green` and `red`. */
-function fillPlanes(tensor: Float32Array, plane: number, from: number, to: number, blue: number, green: number, red: number): void {
-  if (to - from >= FILLED_RUN) {
-    tensor.fill(blue, from, to);
-    tensor.fill(green, plane + from, plane + to);
-    tensor.fill(red, 2 * plane + from, 2 * plane + to);
-    return;
-  }
-  for (let i = from; i < to; i++) {
-    tensor[i] = blue;
-    tensor[plane + i] = green;
-    tensor[2 * plane + i] = red;
-  }
 }
 
 /** Detector inputs the detector has read, to be written over by the next (see Spares). */
@@ -218,73 +167,12 @@ export function giveBackTensor(input: DetectionInput): void {
 
 /** Regions of the probability map, as text-line quads in page pixels, top to bottom. */
 export function textRegions(probability: Float32Array, input: DetectionInput, settings: DetectionSettings): TextRegion[] {
-  const { width, height } = input;
-  const { threshold } = settings;
-  const { seen, stack } = fillScratch(width * height);
-  // Each row's leftmost and rightmost pixel of the region being filled: their corners bound it.
-  const rowStart = new Int32Array(height).fill(width);
-  const rowEnd = new Int32Array(height).fill(-1);
   const regions: TextRegion[] = [];
-  for (let start = 0; start < seen.length; start++) {
-    // Most of a page is no text: the probability rules a pixel out before its mark is read.
-    if (probability[start]! <= threshold || seen[start]) continue;
-    seen[start] = 1;
-    stack[0] = start;
-    let top = 1;
-    let sum = 0;
-    let count = 0;
-    let firstRow = height;
-    let lastRow = -1;
-    while (top > 0) {
-      const index = stack[--top]!;
-      const y = (index / width) | 0;
-      const x = index - y * width;
-      sum += probability[index]!;
-      count++;
-      if (x < rowStart[y]!) rowStart[y] = x;
-      if (x > rowEnd[y]!) rowEnd[y] = x;
-      if (y < firstRow) firstRow = y;
-      if (y > lastRow) lastRow = y;
-      // The four neighbours, unrolled: an array of them per pixel was most of the fill's time.
-      if (x + 1 < width && !seen[index + 1] && probability[index + 1]! > threshold) {
-        seen[index + 1] = 1;
-        stack[top++] = index + 1;
-      }
-      if (x > 0 && !seen[index - 1] && probability[index - 1]! > threshold) {
-        seen[index - 1] = 1;
-        stack[top++] = index - 1;
-      }
-      if (y + 1 < height && !seen[index + width] && probability[index + width]! > threshold) {
-        seen[index + width] = 1;
-        stack[top++] = index + width;
-      }
-      if (y > 0 && !seen[index - width] && probability[index - width]! > threshold) {
-        seen[index - width] = 1;
-        stack[top++] = index - width;
-      }
-    }
-    const outline: Point[] = [];
-    for (let y = firstRow; y <= lastRow; y++) {
-      outline.push({ x: rowStart[y]!, y }, { x: rowStart[y]!, y: y + 1 }, { x: rowEnd[y]! + 1, y }, { x: rowEnd[y]! + 1, y: y + 1 });
-      rowStart[y] = width;
-      rowEnd[y] = -1;
-    }
-    const region = regionQuad(outline, sum / count, input, settings);
+  for (const { outline, meanProbability } of mapRegions(probability, input.width, input.height, settings.threshold)) {
+    const region = regionQuad(outline, meanProbability, input, settings);
     if (region) regions.push(region);
   }
   return regions.sort((a, b) => centreY(a.quad) - centreY(b.quad) || a.quad[0].x - b.quad[0].x);
-}
-
-/**
- * The flood fill's marks and stack, kept from map to map (textRegions runs to its end before
- * another can start) rather than a fresh pair each (5 MB at a 1,216 px side): see Spares.
- */
-let scratch = { seen: new Uint8Array(0), stack: new Int32Array(0) };
-
-/** Marks for `pixels` pixels, all clear, and a stack that holds them all. */
-function fillScratch(pixels: number): { seen: Uint8Array; stack: Int32Array } {
-  if (scratch.stack.length < pixels) scratch = { seen: new Uint8Array(pixels), stack: new Int32Array(pixels) };
-  return { seen: scratch.seen.fill(0, 0, pixels).subarray(0, pixels), stack: scratch.stack };
 }
 
 const centreY = (quad: Quad) => (quad[0].y + quad[1].y + quad[2].y + quad[3].y) / 4;

@@ -12,7 +12,9 @@
  * which tell a blurred page from a blank one. A photo's grey paper, its shadows and desk are not
  * measured either.
  */
+import { DARKEST_VIEW_WASM } from './darkest-view-wasm.js';
 import type { RgbImage } from './image.js';
+import { instantiate, reserve, type WasmMemory } from './wasm.js';
 
 /** The page is looked at shrunk to about this longest side (never enlarged), so that a band's rows mean the same at any resolution. */
 const VIEW_SIDE = 640;
@@ -86,31 +88,52 @@ function sampledPaper({ data, width, height }: RgbImage): number {
 }
 
 /** The page's grey (its green, near enough) shrunk by `step` each way, each cell the darkest of its pixels: a thin stroke is not lost. */
-interface DarkestView {
+export interface DarkestView {
   greys: Uint8Array;
   width: number;
   height: number;
   step: number;
 }
 
-function darkestView({ data, width, height }: RgbImage): DarkestView {
+/** darkest-view.wat's export: addresses and sizes in bytes, strides and samples in pixels. */
+interface DarkestViewModule extends WasmMemory {
+  darkestCells(pixels: number, rows: number, rowBytes: number, stride: number, samples: number, darkest: number, cells: number, cellCount: number): void;
+}
+
+const module = instantiate<DarkestViewModule>(DARKEST_VIEW_WASM);
+
+/** Bytes past each region darkest-view.wat may read and write over (see darkest-view.wat). */
+const REGION_SLACK = 16;
+
+/** A region `bytes` long with its slack, rounded to whole vectors so that each region starts on one. */
+const regionLength = (bytes: number) => Math.ceil((bytes + REGION_SLACK) / 16) * 16;
+
+/**
+ * The view a row of cells at a time (see darkest-view.wat): each cell row's sampled page rows are
+ * copied into the module's memory, some tens of kilobytes that stay in the cache, and reduced
+ * there. A cell takes its samples from where the one before stopped: as many as fit in `step`
+ * pixels, and so more than `step` pixels where `stride` does not divide it.
+ */
+export function darkestView({ data, width, height }: RgbImage): DarkestView {
   const step = Math.max(1, Math.round(Math.max(width, height) / VIEW_SIDE));
   // Strokes grow with the page's resolution: a large page's cells are sampled every `stride` pixels each way.
   const stride = Math.max(1, Math.floor(step / STROKES_PER_CELL));
   const cells = { width: Math.ceil(width / step), height: Math.ceil(height / step) };
-  const greys = new Uint8Array(cells.width * cells.height).fill(255);
-  for (let y = 0; y < height; y += stride) {
-    const row = ((y / step) | 0) * cells.width;
-    for (let x = 0, cell = row; x < width; cell++) {
-      let darkest = greys[cell]!;
-      for (const end = Math.min(width, x + step); x < end; x += stride) {
-        const grey = data[(y * width + x) * 3 + 1]!;
-        if (grey < darkest) darkest = grey;
-      }
-      greys[cell] = darkest;
+  const rowBytes = 3 * width;
+  const samplesPerCell = Math.ceil(step / stride);
+  const pixelsAt = 0;
+  const darkestAt = pixelsAt + regionLength(samplesPerCell * rowBytes);
+  const greysAt = darkestAt + regionLength(rowBytes);
+  reserve(module, greysAt + cells.width * cells.height);
+  const memory = new Uint8Array(module.memory.buffer);
+  for (let cellRow = 0; cellRow < cells.height; cellRow++) {
+    let rows = 0;
+    for (let y = Math.ceil((cellRow * step) / stride) * stride; y < Math.min(height, (cellRow + 1) * step); y += stride, rows++) {
+      memory.set(data.subarray(y * rowBytes, (y + 1) * rowBytes), pixelsAt + rows * rowBytes);
     }
+    module.darkestCells(pixelsAt, rows, rowBytes, stride, samplesPerCell, darkestAt, greysAt + cellRow * cells.width, cells.width);
   }
-  return { greys, ...cells, step };
+  return { greys: memory.slice(greysAt, greysAt + cells.width * cells.height), ...cells, step };
 }
 
 /** The heights (in cells) of the bands of rows with ink (darker than `ink`) in each strip of the view. */

@@ -8,7 +8,6 @@ import {
   MIN_LINE_THICKNESS,
   plannedSide,
   textRegions,
-  writeLitNormalised,
   type DetectionInput,
 } from '../../../../src/engines/ocr/ppocr/detect.js';
 import { quadOf, type Quad } from '../../../../src/engines/ocr/plane.js';
@@ -68,25 +67,6 @@ describe("the detector's input tensor", () => {
     expect(again.tensor.buffer).toBe(held.tensor.buffer);
     expect(again.tensor).toEqual(fresh);
     expect((await detectionInput(page(1), 64)).tensor.buffer).not.toBe(held.tensor.buffer);
-  });
-});
-
-describe("the detector's input, written a run of like pixels at a time", () => {
-  /** The three floats (blue, green, red) one pixel of `rgb` at `brightness` is written as alone. */
-  const alone = (rgb: readonly number[], brightness: number) => {
-    const tensor = new Float32Array(3);
-    writeLitNormalised(Uint8Array.from(rgb), Uint8Array.of(brightness), tensor);
-    return [...tensor];
-  };
-
-  it('writes every pixel as it would be written alone: in long runs of grey paper, short ones, and where brightness or a byte changes mid-run', () => {
-    const pixels = 200;
-    const rgb = (i: number) => (i === 100 ? [200, 211, 220] : i >= 150 && i < 153 ? [12, 200, 31] : i % 7 === 0 && i > 170 ? [0, 0, i] : [200, 210, 220]);
-    const brightness = Uint8Array.from({ length: pixels }, (_, i) => (i < 60 ? 240 : i < 61 ? 10 : 180));
-    const data = Uint8Array.from({ length: pixels * 3 }, (_, k) => rgb(Math.floor(k / 3))[k % 3]!);
-    const tensor = new Float32Array(3 * pixels);
-    writeLitNormalised(data, brightness, tensor);
-    for (let i = 0; i < pixels; i++) expect([tensor[i], tensor[pixels + i], tensor[2 * pixels + i]]).toEqual(alone(rgb(i), brightness[i]!));
   });
 });
 

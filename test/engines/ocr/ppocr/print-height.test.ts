@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { fixturePath } from '../../../../scripts/lib/paths.js';
 import { DETECTION_DEFAULTS, plannedSide } from '../../../../src/engines/ocr/ppocr/detect.js';
 import { decodeRgb, type RgbImage } from '../../../../src/engines/ocr/ppocr/image.js';
-import { printLineHeight } from '../../../../src/engines/ocr/ppocr/print-height.js';
+import { darkestView, printLineHeight, type DarkestView } from '../../../../src/engines/ocr/ppocr/print-height.js';
 
 /** The page as the pipeline detects it: decoded with its white margin. */
 const page = async (bytes: Uint8Array): Promise<RgbImage> => decodeRgb(bytes, 16);
@@ -52,5 +52,46 @@ describe("the height of a page's lines of print, from its pixels", () => {
     expect(printLineHeight(await page(await readFile(fixturePath('photos', 'np2016_bloodtestreport1.jpg'))))).toBeUndefined();
     const blank = await sharp({ create: { width: 1240, height: 1754, channels: 3, background: '#ffffff' } }).png().toBuffer();
     expect(printLineHeight(await page(blank))).toBeUndefined();
+  });
+});
+
+/** The view by definition, in JavaScript: each sampled pixel's green into the cell it falls in, a cell's samples starting where the one before stopped. */
+function darkestViewInJs({ data, width, height }: RgbImage): DarkestView {
+  const step = Math.max(1, Math.round(Math.max(width, height) / 640));
+  const stride = Math.max(1, Math.floor(step / 3));
+  const cells = { width: Math.ceil(width / step), height: Math.ceil(height / step) };
+  const greys = new Uint8Array(cells.width * cells.height).fill(255);
+  for (let y = 0; y < height; y += stride) {
+    const row = Math.floor(y / step) * cells.width;
+    for (let x = 0, cell = row; x < width; cell++) {
+      for (const end = Math.min(width, x + step); x < end; x += stride) greys[cell] = Math.min(greys[cell]!, data[(y * width + x) * 3 + 1]!);
+    }
+  }
+  return { greys, ...cells, step };
+}
+
+/** A page of pseudo-random light pixels with darker ones among them, `seed` apart. */
+function randomPage(width: number, height: number, seed: number): RgbImage {
+  const data = Uint8Array.from({ length: width * height * 3 }, (_, i) => {
+    const hash = ((i + seed) * 2654435761) >>> 16;
+    return hash % 23 === 0 ? hash % 200 : 200 + (hash % 56);
+  });
+  return { data, width, height };
+}
+
+describe("a page's darkest view", () => {
+  it('is the view by definition, at steps that the stride divides and at one it does not, with a last cell row of no sampled row', () => {
+    // Steps 2, 3, 5 (stride 1), 6 (stride 2) and 7 (stride 2: its cells are 8 pixels apart; 92 rows leave the 14th cell row unsampled).
+    for (const [width, height] of [[1273, 90], [61, 1786], [3200, 33], [3900, 41], [4480, 92], [17, 4480]] as const) {
+      const image = randomPage(width, height, width + height);
+      expect(darkestView(image), `${width} × ${height}`).toEqual(darkestViewInJs(image));
+    }
+  });
+
+  it('is the view by definition on pages at 150 and 300 dpi, a smaller after a larger', async () => {
+    for (const file of ['zh-pathology-300dpi.jpg', 'en-radiology-150dpi.png']) {
+      const image = await page(await a4(file));
+      expect(darkestView(image), file).toEqual(darkestViewInJs(image));
+    }
   });
 });
