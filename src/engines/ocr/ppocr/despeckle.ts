@@ -5,7 +5,7 @@
  */
 import { SRGB_OF_LINEAR, WEIGHTED_LINEAR } from '../lighting.js';
 import { DESPECKLE_WASM } from './despeckle-wasm.js';
-import { instantiate, reserve, type WasmMemory } from './wasm.js';
+import { instantiate, reserve, vectorRegion, type WasmMemory } from './wasm.js';
 
 interface DespeckleModule extends WasmMemory {
   despeckle(pixelsAt: number, acrossAt: number, greysAt: number, width: number, height: number): void;
@@ -30,9 +30,6 @@ function withGreyTables(despeckleModule: DespeckleModule): DespeckleModule {
   return despeckleModule;
 }
 
-/** A region `bytes` long with its slack, rounded to whole vectors so that each region starts on one. */
-const regionLength = (bytes: number) => Math.ceil((bytes + REGION_SLACK) / 16) * 16;
-
 /**
  * A 3×3 median taken as the median of three across, then of three down (each channel): like
  * the full median it removes specks and lines one pixel thin and keeps strokes, at a fifth of
@@ -45,9 +42,9 @@ const regionLength = (bytes: number) => Math.ceil((bytes + REGION_SLACK) / 16) *
 export function despeckle(data: Uint8Array, width: number, height: number, into?: { despeckled: Uint8Array; grey: Uint8Array }): { despeckled: Uint8Array; grey: Uint8Array } {
   const size = width * height * 3;
   const pixelsAt = REGIONS_AT;
-  const acrossAt = pixelsAt + regionLength(size);
-  const greysAt = acrossAt + regionLength(size);
-  reserve(module, greysAt + regionLength(width * height));
+  const acrossAt = pixelsAt + vectorRegion(size, REGION_SLACK);
+  const greysAt = acrossAt + vectorRegion(size, REGION_SLACK);
+  reserve(module, greysAt + vectorRegion(width * height, REGION_SLACK));
   const memory = new Uint8Array(module.memory.buffer);
   memory.set(data.subarray(0, size), pixelsAt);
   module.despeckle(pixelsAt, acrossAt, greysAt, width, height);

@@ -6,7 +6,7 @@
  */
 import { EVEN_GAIN } from '../lighting.js';
 import { LIT_NORMALISED_WASM } from './lit-normalised-wasm.js';
-import { instantiate, reserve, type WasmMemory } from './wasm.js';
+import { instantiate, reserve, vectorRegion, type WasmMemory } from './wasm.js';
 
 interface LitNormalisedModule extends WasmMemory {
   litNormalised(
@@ -32,19 +32,14 @@ const NORMALISATION = [0, 1, 2].flatMap((plane) => [1 / (255 * STD[plane]!), MEA
  */
 const CHUNK = 65536;
 
-/** `bytes` rounded up to whole vectors, so that the region after starts on one. */
-function vectors(bytes: number): number {
-  return Math.ceil(bytes / 16) * 16;
-}
-
 /** Where lit-normalised.wat reads the gains, then where it reads a chunk's pixels and brightnesses and writes its planes (each on a vector). */
 const GAINS_AT = 0;
 const PIXELS_AT = 2048;
 /** Bytes lit-normalised.wat reads past the pixels' last, and past the brightnesses' (see lit-normalised.wat). */
 const PIXELS_SLACK = 16;
 const BRIGHTNESS_SLACK = 4;
-const BRIGHTNESS_AT = PIXELS_AT + vectors(3 * CHUNK + PIXELS_SLACK);
-const PLANES_AT = BRIGHTNESS_AT + vectors(CHUNK + BRIGHTNESS_SLACK);
+const BRIGHTNESS_AT = PIXELS_AT + vectorRegion(3 * CHUNK, PIXELS_SLACK);
+const PLANES_AT = BRIGHTNESS_AT + vectorRegion(CHUNK, BRIGHTNESS_SLACK);
 const PLANE_BYTES = 4 * CHUNK;
 
 const module = withGains(instantiate<LitNormalisedModule>(LIT_NORMALISED_WASM));

@@ -14,7 +14,7 @@
  */
 import { DARKEST_VIEW_WASM } from './darkest-view-wasm.js';
 import type { RgbImage } from './image.js';
-import { instantiate, reserve, type WasmMemory } from './wasm.js';
+import { instantiate, reserve, vectorRegion, type WasmMemory } from './wasm.js';
 
 /** The page is looked at shrunk to about this longest side (never enlarged), so that a band's rows mean the same at any resolution. */
 const VIEW_SIDE = 640;
@@ -105,9 +105,6 @@ const module = instantiate<DarkestViewModule>(DARKEST_VIEW_WASM);
 /** Bytes past each region darkest-view.wat may read and write over (see darkest-view.wat). */
 const REGION_SLACK = 16;
 
-/** A region `bytes` long with its slack, rounded to whole vectors so that each region starts on one. */
-const regionLength = (bytes: number) => Math.ceil((bytes + REGION_SLACK) / 16) * 16;
-
 /**
  * The view a row of cells at a time (see darkest-view.wat): each cell row's sampled page rows are
  * copied into the module's memory, some tens of kilobytes that stay in the cache, and reduced
@@ -122,8 +119,8 @@ export function darkestView({ data, width, height }: RgbImage): DarkestView {
   const rowBytes = 3 * width;
   const samplesPerCell = Math.ceil(step / stride);
   const pixelsAt = 0;
-  const darkestAt = pixelsAt + regionLength(samplesPerCell * rowBytes);
-  const greysAt = darkestAt + regionLength(rowBytes);
+  const darkestAt = pixelsAt + vectorRegion(samplesPerCell * rowBytes, REGION_SLACK);
+  const greysAt = darkestAt + vectorRegion(rowBytes, REGION_SLACK);
   reserve(module, greysAt + cells.width * cells.height);
   const memory = new Uint8Array(module.memory.buffer);
   for (let cellRow = 0; cellRow < cells.height; cellRow++) {

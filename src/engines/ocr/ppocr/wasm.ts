@@ -24,3 +24,14 @@ export function reserve(module: WasmMemory, bytes: number): void {
   const missing = bytes - module.memory.buffer.byteLength;
   if (missing > 0) module.memory.grow(Math.ceil(missing / WASM_PAGE));
 }
+
+/** Bytes in a SIMD vector: each region of a module's memory starts on one. */
+const VECTOR = 16;
+
+/**
+ * The room a region of a module's memory takes: its `bytes` and the `slack` past them its code
+ * may read or write over, rounded up to whole vectors, so that the region after starts on one.
+ */
+export function vectorRegion(bytes: number, slack = 0): number {
+  return Math.ceil((bytes + slack) / VECTOR) * VECTOR;
+}
