@@ -27,7 +27,7 @@ export interface PageRaster {
   points?: { width: number; height: number };
 }
 
-/** A page either already has its text (a PDF text layer) or is an image for OCR (upright colour PNG, see pageImage). */
+/** A page either already has its text (a PDF text layer) or is an image for OCR: upright colour PNG (see pageImage), or a JPEG or PNG as it came where that is the same picture. */
 export type DocumentPage = ({ kind: 'text'; page: OcrPage } | { kind: 'image'; image: Buffer }) & { raster?: PageRaster };
 
 export interface PageOptions {

@@ -120,6 +120,13 @@ export interface RecognizeOptions {
   asItLies?: boolean;
 }
 
+/**
+ * How strictly an OCR engine decodes the image it is given (sharp's options): as strictly as the
+ * documents step opens a file, which passes a JPEG or PNG on as it came once it decodes so. A
+ * damaged block that libjpeg recovers from is read through; an error or a cut-off file is not.
+ */
+export const PAGE_DECODING = { failOn: 'error' } as const;
+
 export interface OcrEngine extends Engine {
   readonly name: 'ocr';
   /** Whether `reader: 'independent'` reads with a second, different engine. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { openDocument, type DocumentLimits } from '../../src/documents/index.js';
+import { openDocument, pageImage, type DocumentLimits, type PageOptions } from '../../src/documents/index.js';
+import { decodeRgb } from '../../src/engines/ocr/ppocr/image.js';
 import { removeCjkSpaces } from '../../src/engines/ocr/line-text.js';
 import { GatewayError } from '../../src/errors.js';
 import { sniffMedia } from '../../src/platform/fetch/index.js';
@@ -26,22 +27,78 @@ async function failure(work: Promise<unknown>): Promise<GatewayError> {
 
 describe('document pages', () => {
   it.each(['report1.png', 'report1-rot90.jpg', 'report2.webp', 'report1-scanned.pdf'])(
-    '%s gives one upright colour PNG page at its own size, for each OCR engine to prepare as it reads best',
+    '%s gives one upright colour page at its own size, for each OCR engine to prepare as it reads best',
     async (file) => {
       const document = await open(readFixture(file));
       expect(document.pageCount).toBe(1);
       const page = await document.page(0, { raster: true });
       await document.close();
       if (page.kind !== 'image') throw new Error('expected an image page');
-      expect(page.image.subarray(1, 4).toString('latin1')).toBe('PNG');
       const { default: sharp } = await import('sharp');
       const meta = await sharp(page.image).metadata();
-      expect(meta.channels).toBe(3);
+      expect(['png', 'jpeg']).toContain(meta.format);
+      expect([meta.orientation ?? 1, meta.hasAlpha]).toEqual([1, false]);
       // The reading's frame is the raster's: boxes need no scaling onto it.
       expect([page.raster!.readWidth, page.raster!.readHeight]).toEqual([meta.width, meta.height]);
       expect([page.raster!.width, page.raster!.height]).toEqual([meta.width, meta.height]);
     },
   );
+
+  describe('a JPEG or PNG that needs no change', () => {
+    const imageOf = async (bytes: Buffer, options: PageOptions = {}) => {
+      const page = await (await open(bytes)).page(0, options);
+      if (page.kind !== 'image') throw new Error('expected an image page');
+      return page;
+    };
+
+    it.each(['report1.png', 'report1-rot90.jpg', 'a4/zh-pathology-150dpi.png', 'a4/en-radiology-300dpi.jpg'])('%s goes on as it came, with or without its raster', async (file) => {
+      const bytes = readFixture(file);
+      expect((await imageOf(bytes)).image.equals(bytes)).toBe(true);
+      const { image, raster } = await imageOf(bytes, { raster: true });
+      expect(image.equals(bytes)).toBe(true);
+      const { default: sharp } = await import('sharp');
+      const rgb = await sharp(bytes).toColourspace('srgb').raw().toBuffer();
+      expect(raster!.rgb.equals(rgb)).toBe(true);
+    });
+
+    /** A JPEG with one byte of its coded data changed: libjpeg warns ("premature end of data segment") and reads on. */
+    const damaged = () => {
+      const bytes = Buffer.from(readFixture('report1-rot90.jpg'));
+      bytes[14123] = 0;
+      return bytes;
+    };
+
+    it('is the same picture, pixel for pixel, that the PP-OCR engine would get as PNG, a damaged JPEG included', async () => {
+      const { default: sharp } = await import('sharp');
+      await expect(sharp(damaged(), { failOn: 'warning' }).raw().toBuffer()).rejects.toThrow(/Corrupt JPEG/);
+      const files = ['a4/zh-pathology-150dpi.png', 'a4/en-radiology-150dpi.jpg', 'report1-noisy.jpg'].map((file) => readFixture(file));
+      for (const bytes of [...files, damaged()]) {
+        expect((await imageOf(bytes)).image.equals(bytes)).toBe(true);
+        const { width = 0, height = 0 } = await sharp(bytes).metadata();
+        const [asItCame, asPng] = await Promise.all([decodeRgb(bytes, 32), decodeRgb(await pageImage(sharp(bytes, { failOn: 'error' }), Math.max(width, height)), 32)]);
+        expect(Buffer.from(asItCame.data).equals(Buffer.from(asPng.data))).toBe(true);
+      }
+    });
+
+    it('is written again as PNG when it is turned, transparent, 16-bit, CMYK or carries a colour profile', async () => {
+      const { default: sharp } = await import('sharp');
+      const report = readFixture('report1-rot90.jpg');
+      const changed = {
+        turned: await sharp(report).withMetadata({ orientation: 6 }).jpeg().toBuffer(),
+        transparent: await sharp(report).ensureAlpha(0.5).png().toBuffer(),
+        '16-bit': await sharp(report).png().toColourspace('rgb16').toBuffer(),
+        cmyk: await sharp(report).toColourspace('cmyk').jpeg().toBuffer(),
+        profiled: await sharp(report).withIccProfile('p3').jpeg().toBuffer(),
+      };
+      expect((await sharp(changed.turned).metadata()).orientation).toBe(6);
+      for (const [change, bytes] of Object.entries(changed)) {
+        const { image } = await imageOf(bytes);
+        expect(image.subarray(1, 4).toString('latin1'), change).toBe('PNG');
+        const meta = await sharp(image).metadata();
+        expect([meta.depth, meta.hasAlpha, meta.orientation ?? 1, meta.space], change).toEqual(['uchar', false, 1, 'srgb']);
+      }
+    });
+  });
 
   it('reads an A4 scan at 300 dpi at its own size, and scales a longer page down to that', async () => {
     const { default: sharp } = await import('sharp');
@@ -112,6 +169,7 @@ describe('document pages', () => {
 
   it.each([
     ['a truncated PNG', () => readFixture('report1.png').subarray(0, 2000)],
+    ['a JPEG cut off halfway', () => readFixture('report1-rot90.jpg').subarray(0, 20_000)],
     ['a PDF header with nothing after it', () => Buffer.from('%PDF-1.7\n%%EOF\n')],
   ])('refuses %s as corrupt', async (_name, bytes) => {
     const error = await failure(open(bytes()).then((document) => document.page(0)));

@@ -4,7 +4,7 @@
  */
 import sharp from 'sharp';
 import { greyBrightness } from '../lighting.js';
-import type { Box } from '../../types.js';
+import { PAGE_DECODING, type Box } from '../../types.js';
 import { despeckle } from './despeckle.js';
 import type { Homography } from './geometry.js';
 import { Spares } from './spares.js';
@@ -21,7 +21,7 @@ export interface RgbImage {
  * white canvas grown to hold it), with a white margin of `margin` px all round.
  */
 export async function decodeRgb(bytes: Uint8Array, margin = 0, turn = 0): Promise<RgbImage> {
-  const { data, info } = await sharp(bytes)
+  const { data, info } = await sharp(bytes, PAGE_DECODING)
     .removeAlpha()
     .rotate(turn, { background: '#ffffff' })
     .extend({ top: margin, bottom: margin, left: margin, right: margin, background: '#ffffff' })

@@ -6,7 +6,7 @@
  */
 import sharp, { type Sharp } from 'sharp';
 import { lightEvenly } from '../lighting.js';
-import type { OcrPage } from '../../types.js';
+import { PAGE_DECODING, type OcrPage } from '../../types.js';
 
 /**
  * Pages whose longest side is below this are upscaled to it (at most 3×). Measured on the
@@ -148,7 +148,7 @@ function eraseRuns(lines: Lines, dark: Uint8Array, thin: Uint8Array, erase: Uint
 export async function prepareForTesseract(image: Buffer, eraseLines: boolean): Promise<{ image: Buffer; scale: number }> {
   const { width = 0, height = 0 } = await sharp(image).metadata();
   const longest = Math.max(width, height);
-  const prepared = await normalizePage(sharp(image), longest, eraseLines);
+  const prepared = await normalizePage(sharp(image, PAGE_DECODING), longest, eraseLines);
   const { width: preparedWidth = 0, height: preparedHeight = 0 } = await sharp(prepared).metadata();
   return { image: prepared, scale: Math.max(preparedWidth, preparedHeight) / Math.max(1, longest) };
 }
