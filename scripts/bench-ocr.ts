@@ -15,7 +15,9 @@
  * pages/minute by the clock follows it. Then a PDF with a text layer against the same page
  * scanned, and the gateway's resident memory over a long run of all the pages in turn (--pages),
  * printed as it goes. Raw and models run at the gateway's settings (OCR_PRECISION, OCR_BATCH,
- * OCR_DET_MAX_SIDE, …).
+ * OCR_DET_MAX_SIDE, …). Each round reads a kind's pages every way in turn (gateway, raw, native),
+ * so that a machine whose speed drifts during the run (a shared one's does) moves every way
+ * alike rather than whichever ran last.
  *
  *   apt-get install -y tesseract-ocr tesseract-ocr-chi-sim
  *   npm run bench:ocr [-- --workers 2 --rounds 2 --pages 200 --kinds small,a4,photos]
@@ -80,45 +82,73 @@ interface Side {
   perPage: Map<string, { ms: number; error: number }>;
 }
 
+interface PageResult {
+  page: BenchPage;
+  ms: number;
+  error: number;
+}
+
+/** What one way of reading did over the rounds so far: each page read, and the clock and CPU time it all took. */
+interface Tally {
+  results: PageResult[];
+  ms: number;
+  cpuMs: number;
+}
+
+const emptyTally = (): Tally => ({ results: [], ms: 0, cpuMs: 0 });
+
+function addTo(tally: Tally, round: Tally): void {
+  tally.results.push(...round.results);
+  tally.ms += round.ms;
+  tally.cpuMs += round.cpuMs;
+}
+
 /** CPU time of this process so far (all its threads), in ms. */
 const cpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
 
-/** Pages per minute of `workers` readers, each taking `ms` (clock or CPU) for its share of `pages`. */
-const perMinute = (pages: number, ms: number, workers = 1) => (workers * pages * 60_000) / ms;
+/** Pages per minute of `readers` readers, each taking `ms` (clock or CPU) for its share of `pages`. */
+const perMinute = (pages: number, ms: number, readers = 1) => (readers * pages * 60_000) / ms;
 
-function sideOf(pages: readonly BenchPage[], results: Array<{ page: BenchPage; ms: number; error: number }>, rates: Pick<Side, 'pagesPerMinute' | 'pagesPerCpuMinute'>): Side {
+/**
+ * The side a tally gives: its clock time is that of `clockReaders` readers side by side (1 when
+ * they really ran at once), its CPU time that of `cpuReaders`, each with a core to itself.
+ */
+function sideOf(pages: readonly BenchPage[], { results, ms, cpuMs: cpu }: Tally, clockReaders: number, cpuReaders: number): Side {
   const perPage = new Map(
     pages.map((page) => {
       const mine = results.filter((r) => r.page === page);
       return [page.path, { ms: median(mine.map((r) => r.ms)), error: mine[0]!.error }];
     }),
   );
-  return { ...rates, meanError: results.reduce((sum, r) => sum + r.error, 0) / Math.max(1, results.length), perPage };
+  return {
+    pagesPerMinute: perMinute(results.length, ms, clockReaders),
+    pagesPerCpuMinute: perMinute(results.length, cpu, cpuReaders),
+    meanError: results.reduce((sum, r) => sum + r.error, 0) / Math.max(1, results.length),
+    perPage,
+  };
 }
 
 /**
  * The pages read `concurrency` at once, in the order given; `read` gives the text and the CPU
  * time it took outside this process (undefined: it all ran in this process).
  */
-async function measure(pages: readonly BenchPage[], rounds: number, concurrency: number, read: (path: string) => Promise<{ text: string; cpuMs?: number }>): Promise<Side> {
-  const list = Array.from({ length: rounds }, () => pages).flat();
+async function measure(pages: readonly BenchPage[], concurrency: number, read: (path: string) => Promise<{ text: string; cpuMs?: number }>): Promise<Tally> {
   const started = performance.now();
   const cpuBefore = cpuMs();
   let elsewhere = 0;
   const results = await runAtMost(
     concurrency,
-    list.map((page) => async () => {
+    pages.map((page) => async () => {
       const pageStarted = performance.now();
       const { text, cpuMs: spent = 0 } = await read(page.path);
       elsewhere += spent;
       return { page, ms: performance.now() - pageStarted, error: page.error(text) };
     }),
   );
-  const cpu = elsewhere || cpuMs() - cpuBefore;
-  return sideOf(pages, results, { pagesPerMinute: perMinute(list.length, performance.now() - started), pagesPerCpuMinute: perMinute(list.length, cpu, concurrency) });
+  return { results, ms: performance.now() - started, cpuMs: elsewhere || cpuMs() - cpuBefore };
 }
 
 /** Wraps the models so that every inference adds its time to `clock.ms` and its CPU time to `clock.cpuMs`. */
@@ -142,32 +172,26 @@ function timedModels(models: PpOcrModels, clock: Clock): PpOcrModels {
   return { ...models, detector: timed(models.detector), classifier: timed(models.classifier), recogniser: timed(models.recogniser) };
 }
 
-/**
- * The raw pipeline and the models' own time within it, from one reading of each page at a time:
- * both as if `workers` such readers ran side by side and shared nothing.
- */
-async function rawAndModels(models: PpOcrModels, pages: readonly BenchPage[], rounds: number, workers: number, settings: PipelineSettings): Promise<{ raw: Side; models: Side }> {
+/** The raw pipeline reading each page once, one at a time, and the models' own time within that reading. */
+async function rawAndModels(models: PpOcrModels, pages: readonly BenchPage[], settings: PipelineSettings): Promise<{ raw: Tally; models: Tally }> {
   const inModels: Clock = { ms: 0, cpuMs: 0 };
   const timed = timedModels(models, inModels);
-  const raw: Array<{ page: BenchPage; ms: number; error: number }> = [];
-  const inference: typeof raw = [];
-  const list = Array.from({ length: rounds }, () => pages).flat();
-  const whole: Clock = { ms: 0, cpuMs: 0 };
-  for (const page of list) {
+  const raw = emptyTally();
+  const inference = emptyTally();
+  for (const page of pages) {
     const bytes = await readFile(page.path);
     const before = { ...inModels };
     const started = performance.now();
     const cpuStarted = cpuMs();
     const { text } = await readPage(timed, bytes, settings, {}, new AbortController().signal);
     const ms = performance.now() - started;
-    whole.ms += ms;
-    whole.cpuMs += cpuMs() - cpuStarted;
+    raw.ms += ms;
+    raw.cpuMs += cpuMs() - cpuStarted;
     const error = page.error(text);
-    raw.push({ page, ms, error });
-    inference.push({ page, ms: inModels.ms - before.ms, error });
+    raw.results.push({ page, ms, error });
+    inference.results.push({ page, ms: inModels.ms - before.ms, error });
   }
-  const rates = (clock: Clock) => ({ pagesPerMinute: perMinute(list.length, clock.ms, workers), pagesPerCpuMinute: perMinute(list.length, clock.cpuMs, workers) });
-  return { raw: sideOf(pages, raw, rates(whole)), models: sideOf(pages, inference, rates(inModels)) };
+  return { raw, models: { ...inference, ms: inModels.ms, cpuMs: inModels.cpuMs } };
 }
 
 interface Clock {
@@ -288,10 +312,22 @@ async function main(): Promise<void> {
     const runs: KindRun[] = [];
     for (const kind of kinds) {
       const pages = pagesOf(kind);
-      const viaGateway = await measure(pages, rounds, workers, async (path) => ({ text: (await gateway.caseOcr([path])).body.ocr_results[0]!.ocr_result }));
-      const { raw, models: inference } = await rawAndModels(models, pages, rounds, workers, settings);
-      const native = await measure(pages, rounds, workers, nativeTesseract);
-      runs.push({ kind, pages, gateway: viaGateway, raw, models: inference, native });
+      const tallies = { gateway: emptyTally(), raw: emptyTally(), models: emptyTally(), native: emptyTally() };
+      for (let round = 0; round < rounds; round++) {
+        addTo(tallies.gateway, await measure(pages, workers, async (path) => ({ text: (await gateway.caseOcr([path])).body.ocr_results[0]!.ocr_result })));
+        const inProcess = await rawAndModels(models, pages, settings);
+        addTo(tallies.raw, inProcess.raw);
+        addTo(tallies.models, inProcess.models);
+        addTo(tallies.native, await measure(pages, workers, nativeTesseract));
+      }
+      runs.push({
+        kind,
+        pages,
+        gateway: sideOf(pages, tallies.gateway, 1, workers),
+        raw: sideOf(pages, tallies.raw, workers, workers),
+        models: sideOf(pages, tallies.models, workers, workers),
+        native: sideOf(pages, tallies.native, 1, workers),
+      });
       printPages(runs.at(-1)!);
     }
     printSummary(runs, 'pagesPerMinute', 'pages/min');
