@@ -70,21 +70,18 @@ function readsAsItCame({ format, pages = 1, hasAlpha, depth, space, orientation 
 }
 
 /**
- * Decodes the image as an OCR engine will (PAGE_DECODING), to refuse here what it could not read;
- * at an eighth of its size, which a JPEG decodes at a fraction of the cost: its coded data is
- * read whole at any scale, and an error or a cut-off file stops it alike.
+ * The page as it came, once it is known to decode as an OCR engine will decode it (PAGE_DECODING):
+ * by its raster when one is asked for, else at an eighth of its size, which a JPEG decodes at a
+ * fraction of the cost (its coded data is read whole at any scale, and an error or a cut-off file
+ * stops it alike).
  */
-async function checkDecodes(decode: () => Sharp, width: number): Promise<void> {
-  await decode()
+async function pageAsItCame(bytes: Buffer, page: () => Sharp, width: number, height: number, options: PageOptions): Promise<DocumentPage> {
+  if (options.raster) return { kind: 'image', image: bytes, raster: { ...(await rgbOf(page())), readWidth: width, readHeight: height } };
+  await page()
     .resize({ width: Math.ceil(width / 8) })
     .raw()
     .toBuffer();
-}
-
-/** The page as it came, and when asked its raster. */
-async function pageAsItCame(bytes: Buffer, page: () => Sharp, width: number, height: number, options: PageOptions): Promise<DocumentPage> {
-  if (!options.raster) return { kind: 'image', image: bytes };
-  return { kind: 'image', image: bytes, raster: { ...(await rgbOf(page())), readWidth: width, readHeight: height } };
+  return { kind: 'image', image: bytes };
 }
 
 function openBmp(bytes: Buffer, limits: DocumentLimits): OpenedDocument {
@@ -125,10 +122,7 @@ export async function openImage(bytes: Buffer, mediaType: string, limits: Docume
         const metadata = await decode(index).metadata();
         const { width = 0, height = 0 } = metadata;
         if (width * height > limits.maxPagePixels) throw tooManyPixels(limits, width * height);
-        if (readsAsItCame(metadata)) {
-          await checkDecodes(() => decode(index), width);
-          return await pageAsItCame(bytes, () => decode(index), width, height, options ?? {});
-        }
+        if (readsAsItCame(metadata)) return await pageAsItCame(bytes, () => decode(index), width, height, options ?? {});
         return await imagePage(() => decode(index), Math.max(width, height), options);
       } catch (error) {
         throw decodeFailure(error, `page ${index + 1} of the image`, limits);

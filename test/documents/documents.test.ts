@@ -171,10 +171,12 @@ describe('document pages', () => {
     ['a truncated PNG', () => readFixture('report1.png').subarray(0, 2000)],
     ['a JPEG cut off halfway', () => readFixture('report1-rot90.jpg').subarray(0, 20_000)],
     ['a PDF header with nothing after it', () => Buffer.from('%PDF-1.7\n%%EOF\n')],
-  ])('refuses %s as corrupt', async (_name, bytes) => {
-    const error = await failure(open(bytes()).then((document) => document.page(0)));
-    expect(error.kind).toBe('invalid_request');
-    expect(error.message).toMatch(/could not be decoded/);
+  ])('refuses %s as corrupt, with or without its raster', async (_name, bytes) => {
+    for (const options of [{}, { raster: true }]) {
+      const error = await failure(open(bytes()).then((document) => document.page(0, options)));
+      expect(error.kind).toBe('invalid_request');
+      expect(error.message).toMatch(/could not be decoded/);
+    }
   });
 
   it('stops decompression bombs and long files at the configured limits', async () => {
