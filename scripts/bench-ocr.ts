@@ -2,8 +2,10 @@
  * OCR speed on three kinds of page, in one run: the small rendered reports (1000×504), full A4
  * pages (150 and 300 dpi, Chinese and English) and the real phone photos. Each kind is read four
  * ways, each with pages/minute and CER (photos: the share of their identifiers not read):
- *   gateway  case-ocr over HTTP (the engine OCR_ENGINE names, PP-OCR by default), as many pages
- *            at once as it has workers;
+ *   gateway  case-ocr over HTTP to the compiled gateway in a process of its own, as production
+ *            runs it (the engine OCR_ENGINE names, PP-OCR by default), as many pages at once as it
+ *            has workers; its CPU time is its process's (Linux: /proc), apart from this one's
+ *            client, file server and raw reading;
  *   raw      the PP-OCR pipeline in-process, one page at a time, no HTTP, document decoding or
  *            worker threads, scaled by the workers as if they shared nothing;
  *   models   the models' own inference time within that same raw reading, scaled alike: the
@@ -34,8 +36,10 @@ import { loadConfig } from '../src/config/index.js';
 import { ppOcrSettings } from '../src/engines/ocr/index.js';
 import { loadModels, readPage, type PipelineSettings, type PpOcrModels } from '../src/engines/ocr/ppocr/pipeline.js';
 import { runAtMost } from '../src/platform/concurrency.js';
+import { residentBytes } from '../src/platform/process/index.js';
 import { A4_FIXTURES, a4Truth, groundTruth, OCR_FIXTURES } from './lib/ocr-fixtures.js';
-import { characterErrorRate, pct, startOcrEvalGateway, type OcrEvalGateway } from './lib/eval-gateway.js';
+import { characterErrorRate, pct, startOcrGatewayProcess, type OcrEvalGateway, type OcrGatewayProcess } from './lib/eval-gateway.js';
+import { buildGateway } from './lib/gateway-process.js';
 import { fixturePath } from './lib/paths.js';
 import { photoTruth } from './lib/photos.js';
 import { median } from './lib/stats.js';
@@ -134,12 +138,18 @@ function sideOf(pages: readonly BenchPage[], { results, ms, cpuMs: cpu }: Tally,
 }
 
 /**
- * The pages read `concurrency` at once, in the order given; `read` gives the text and the CPU
- * time it took outside this process (undefined: it all ran in this process).
+ * The pages read `concurrency` at once, in the order given; `read` gives the text and, for a
+ * reader that runs a process of its own per page, the CPU time that took. Otherwise the CPU time
+ * is what `cpuClock` counted meanwhile: this process's, or the gateway process's.
  */
-async function measure(pages: readonly BenchPage[], concurrency: number, read: (path: string) => Promise<{ text: string; cpuMs?: number }>): Promise<Tally> {
+async function measure(
+  pages: readonly BenchPage[],
+  concurrency: number,
+  read: (path: string) => Promise<{ text: string; cpuMs?: number }>,
+  cpuClock: () => number = cpuMs,
+): Promise<Tally> {
   const started = performance.now();
-  const cpuBefore = cpuMs();
+  const cpuBefore = cpuClock();
   let elsewhere = 0;
   const readings = await runAtMost(
     concurrency,
@@ -150,7 +160,7 @@ async function measure(pages: readonly BenchPage[], concurrency: number, read: (
       return { page, ms: performance.now() - pageStarted, text };
     }),
   );
-  const tally = { ms: performance.now() - started, cpuMs: elsewhere || cpuMs() - cpuBefore };
+  const tally = { ms: performance.now() - started, cpuMs: elsewhere || cpuClock() - cpuBefore };
   // Scored once the clocks have stopped: an A4 page's edit distance is no part of its reading.
   return { ...tally, results: readings.map(({ page, ms, text }) => ({ page, ms, error: page.error(text) })) };
 }
@@ -260,13 +270,13 @@ async function pdfTimes(gateway: OcrEvalGateway, rounds: number): Promise<void> 
   console.log(`\nPDF page, best of ${rounds}: text layer ${textLayer.toFixed(0)} ms, scanned ${scanned.toFixed(0)} ms; scanned/text ${(scanned / textLayer).toFixed(1)}×`);
 }
 
-/** The process's resident memory in MiB (the gateway and its OCR worker threads share it). */
-const rssMiB = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
+/** The gateway process's resident memory in MiB (its OCR worker threads share it). */
+const rssMiB = async (gateway: OcrGatewayProcess) => Math.round(((await residentBytes(gateway.pid)) ?? Number.NaN) / 1024 / 1024);
 const MEMORY_SAMPLE_EVERY = 50;
 
 /** The gateway's resident memory over `count` pages, the given ones in turn, sampled every 50. */
-async function memoryOver(gateway: OcrEvalGateway, pages: readonly BenchPage[], count: number, workers: number): Promise<void> {
-  const samples = [rssMiB()];
+async function memoryOver(gateway: OcrGatewayProcess, pages: readonly BenchPage[], count: number, workers: number): Promise<void> {
+  const samples = [await rssMiB(gateway)];
   console.log(`\nresident memory of the gateway process (with its ${workers} OCR workers) over ${count} pages: ${samples[0]} MiB at the start`);
   let done = 0;
   await runAtMost(
@@ -274,7 +284,7 @@ async function memoryOver(gateway: OcrEvalGateway, pages: readonly BenchPage[], 
     Array.from({ length: count }, (_, i) => async () => {
       await gateway.caseOcr([pages[i % pages.length]!.path]);
       if (++done % MEMORY_SAMPLE_EVERY !== 0) return;
-      samples.push(rssMiB());
+      samples.push(await rssMiB(gateway));
       console.log(`  after ${done} pages: ${samples.at(-1)} MiB`);
     }),
   );
@@ -300,7 +310,8 @@ async function main(): Promise<void> {
     return kind as Kind;
   });
   const { stdout: version } = await run('tesseract', ['--version']);
-  const gateway = await startOcrEvalGateway({ OCR_WORKERS: String(workers), OCR_LANGS: LANGS });
+  buildGateway();
+  const gateway = await startOcrGatewayProcess({ OCR_WORKERS: String(workers), OCR_LANGS: LANGS });
   const config = loadConfig().ocr;
   const settings = ppOcrSettings({ ...config, workers });
   const prepared = await readPreparedManifest(config.ppocrDir);
@@ -321,7 +332,7 @@ async function main(): Promise<void> {
       await measure(pages, workers, viaGateway);
       await rawAndModels(models, pages, settings);
       for (let round = 0; round < rounds; round++) {
-        addTo(tallies.gateway, await measure(pages, workers, viaGateway));
+        addTo(tallies.gateway, await measure(pages, workers, viaGateway, gateway.cpuMs));
         const inProcess = await rawAndModels(models, pages, settings);
         addTo(tallies.raw, inProcess.raw);
         addTo(tallies.models, inProcess.models);

@@ -15,7 +15,6 @@
  * has stopped (entries there when the gateway became ready, kept by the engines for their life,
  * are not counted).
  */
-import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,10 +23,11 @@ import { loadConfig } from '../src/config/index.js';
 import { OPERATIONS } from '../src/contract/operations.js';
 import { childProcessMemory } from '../src/platform/process/index.js';
 import { FAST_ASR_ENV } from './lib/audio.js';
+import { buildGateway, startGatewayProcess, untilReady } from './lib/gateway-process.js';
 import { ensureTestModel } from './lib/models/make-test-model.js';
 import { ensureWhisperTestModel } from './lib/models/whisper-model.js';
-import { REPO_ROOT, TEST_MODELS_DIR, fixturePath } from './lib/paths.js';
-import { NEUTRAL_GATEWAY_ENV, onFreePort } from './lib/processes.js';
+import { TEST_MODELS_DIR, fixturePath } from './lib/paths.js';
+import { NEUTRAL_GATEWAY_ENV } from './lib/processes.js';
 import { webhookSecretFor } from './lib/secrets.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
@@ -83,41 +83,9 @@ const env: Record<string, string> = {
   LOG_LEVEL: 'warn',
 };
 const config = loadConfig(env);
-// The compiled gateway, as production runs it (tsx would add its compiler and its cache).
-execFileSync('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
-
-/**
- * The compiled gateway on a free port, once it answers /healthz; on another port when it found
- * its port taken (it exits, saying EADDRINUSE on stderr).
- */
-const { gateway, base } = await onFreePort(async (port) => {
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'main.js')], { cwd: REPO_ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let errors = '';
-  let exited = false;
-  child.stderr!.on('data', (chunk: Buffer) => {
-    process.stderr.write(chunk);
-    errors = (errors + chunk.toString('utf8')).slice(-4000);
-  });
-  child.once('close', () => (exited = true));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (!exited && Date.now() < deadline) {
-    if ((await fetch(`${url}/healthz`).then((r) => r.status, () => 0)) === 200) return { gateway: child, base: url };
-    await new Promise((wake) => setTimeout(wake, 200));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`the gateway did not answer /healthz within a minute: ${errors}`);
-});
-
-async function waitUntilReady(): Promise<void> {
-  const deadline = Date.now() + 5 * 60_000;
-  while (Date.now() < deadline) {
-    const ready = await fetch(`${base}/readyz`).then((r) => r.status, () => 0);
-    if (ready === 200) return;
-    await new Promise((wake) => setTimeout(wake, 500));
-  }
-  throw new Error('the gateway was not ready within 5 minutes');
-}
+buildGateway();
+const gateway = await startGatewayProcess(env);
+const base = gateway.baseUrl;
 
 // ------------------------------------------------------------------------------------------
 // Load: as many clients per operation as its engine runs at once, each sending its next request
@@ -198,7 +166,7 @@ interface Sample {
 }
 
 async function sample(started: number): Promise<Sample> {
-  const pid = gateway.pid!;
+  const pid = gateway.child.pid!;
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const children: Record<string, number> = {};
   for (const child of await childProcessMemory(pid)) children[child.command] = (children[child.command] ?? 0) + child.residentBytes;
@@ -224,7 +192,7 @@ function describe(s: Sample): string {
 
 let exitCode = 0;
 try {
-  await waitUntilReady();
+  await untilReady(gateway, 5 * 60_000);
   // What the engines keep for their life (tesseract's language folder, libraries' own files) is not a leak.
   const lifelong = new Set(await readdir(gatewayTmp));
   console.log(`soak: ${MINUTES} min, clients ${Object.entries(clients).map(([name, c]) => `${name}×${c.count}`).join(' ')}, a sample every ${SAMPLE_MS / 1000} s`);
@@ -263,8 +231,7 @@ try {
   exitCode = 1;
 } finally {
   running = false;
-  gateway.kill('SIGTERM');
-  await new Promise((done) => gateway.once('close', done));
+  await gateway.stop();
   fileServer.close();
   receiver.close();
   await rm(work, { recursive: true, force: true });

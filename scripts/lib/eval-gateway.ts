@@ -4,13 +4,15 @@
  * file server for the pages, an operation called over HTTP with local files, and the
  * character error rate.
  */
-import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import type { CaseOcrResponse } from '../../src/contract/case-files.js';
 import { sharedCount } from '../../src/operations/case-file-process/redact-page.js';
 import { editDistance } from './error-rates.js';
 import { startFileServer } from './file-server.js';
 import { baseUrl as baseUrlOf, startReadyGateway } from './gateway.js';
+import { startGatewayProcess, untilReady, type GatewayProcess } from './gateway-process.js';
 
 export interface GatewayAnswer<T> {
   status: number;
@@ -31,18 +33,65 @@ export interface OcrEvalGateway {
 
 /** The operator's OCR settings: as many workers as OCR_WORKERS names, loading their models at once. */
 const OCR_START_WITHIN_MS = 120_000;
+/** The OCR engine over the operator's settings, the logs quiet, the local file server allowed. */
+const ocrEnv = (env: Record<string, string>) => ({ OCR_ENGINE: 'ppocr', ...process.env, LOG_LEVEL: 'warn', FETCH_ALLOW_LOOPBACK: 'true', ...env });
 
 /**
  * The gateway with the OCR engine the environment configures, listening, once its workers have
  * loaded; a file server that hands it the local files named in each request.
  */
 export async function startOcrEvalGateway(env: Record<string, string> = {}): Promise<OcrEvalGateway> {
-  const gateway = await startReadyGateway(
-    'ocr',
-    OCR_START_WITHIN_MS,
-    { OCR_ENGINE: 'ppocr', ...process.env, LOG_LEVEL: 'warn', FETCH_ALLOW_LOOPBACK: 'true', ...env },
-    { listen: true },
-  );
+  const gateway = await startReadyGateway('ocr', OCR_START_WITHIN_MS, ocrEnv(env), { listen: true });
+  const client = await ocrClient(baseUrlOf(gateway.app));
+  return {
+    ...client,
+    model: gateway.status.model ?? '?',
+    close: async () => {
+      await client.close();
+      await gateway.close();
+    },
+  };
+}
+
+export interface OcrGatewayProcess extends OcrEvalGateway {
+  /** CPU time the gateway's process has spent so far, all its threads together, in ms. */
+  cpuMs(): number;
+  pid: number;
+}
+
+/**
+ * startOcrEvalGateway's gateway as its own process, compiled, as production runs it (build it
+ * first): what it spends is then its own, apart from the client's and the file server's work.
+ */
+export async function startOcrGatewayProcess(env: Record<string, string> = {}): Promise<OcrGatewayProcess> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'ocr-gateway-'));
+  let gateway: GatewayProcess | undefined;
+  try {
+    gateway = await startGatewayProcess(ocrEnv({ DATA_DIR: dataDir, ...env }));
+    await untilReady(gateway, OCR_START_WITHIN_MS);
+    const readyz = (await fetch(`${gateway.baseUrl}/readyz`).then((response) => response.json())) as { engines?: { ocr?: { model?: string } } };
+    const client = await ocrClient(gateway.baseUrl);
+    const { child, cpuMs, stop } = gateway;
+    return {
+      ...client,
+      model: readyz.engines?.ocr?.model ?? '?',
+      pid: child.pid!,
+      cpuMs,
+      close: async () => {
+        await client.close();
+        await stop();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await gateway?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Requests to the gateway at `baseUrl` for local files, which a file server of this process hands it. */
+async function ocrClient(baseUrl: string): Promise<Omit<OcrEvalGateway, 'model'>> {
   // Serves any local file the eval names: `/file?path=<absolute path>`.
   const files = await startFileServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://x').searchParams.get('path') ?? '';
@@ -51,7 +100,6 @@ export async function startOcrEvalGateway(env: Record<string, string> = {}): Pro
       () => response.writeHead(404).end(),
     );
   });
-  const baseUrl = baseUrlOf(gateway.app);
   let requests = 0;
   const postFiles = async <T>(route: string, paths: string[]): Promise<GatewayAnswer<T>> => {
     const started = performance.now();
@@ -72,7 +120,6 @@ export async function startOcrEvalGateway(env: Record<string, string> = {}): Pro
     return { status: response.status, body: (await response.json()) as GatewayAnswer<T>['body'], ms: performance.now() - started };
   };
   return {
-    model: gateway.status.model ?? '?',
     baseUrl,
     postFiles,
     caseOcr: async (paths) => {
@@ -80,10 +127,7 @@ export async function startOcrEvalGateway(env: Record<string, string> = {}): Pro
       if ('error' in body) throw new Error(`case-ocr answered ${code} ${body.error.kind}: ${body.error.message}`);
       return { body, ms };
     },
-    close: async () => {
-      await files.close();
-      await gateway.close();
-    },
+    close: () => files.close(),
   };
 }
 
