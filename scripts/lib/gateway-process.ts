@@ -8,7 +8,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './paths.js';
-import { onFreePort } from './processes.js';
+import { onFreePort, until } from './processes.js';
 
 export interface GatewayProcess {
   child: ChildProcess;
@@ -68,16 +68,13 @@ export async function startGatewayProcess(env: Record<string, string>, answerWit
       }),
     );
     const baseUrl = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + answerWithinMs;
-    while (!exited && Date.now() < deadline) {
-      if ((await statusOf(`${baseUrl}/healthz`)) === 200) {
-        const stop = async () => {
-          if (!exited) child.kill('SIGTERM');
-          await closed;
-        };
-        return { child, baseUrl, cpuMs: () => cpuMsOf(child.pid!), stop };
-      }
-      await new Promise((wake) => setTimeout(wake, 200));
+    const answered = await until(async () => exited || (await statusOf(`${baseUrl}/healthz`)) === 200, answerWithinMs);
+    if (answered && !exited) {
+      const stop = async () => {
+        if (!exited) child.kill('SIGTERM');
+        await closed;
+      };
+      return { child, baseUrl, cpuMs: () => cpuMsOf(child.pid!), stop };
     }
     child.kill('SIGKILL');
     throw new Error(`the gateway did not answer /healthz within ${answerWithinMs / 1000} s: ${errors}`);
@@ -86,10 +83,7 @@ export async function startGatewayProcess(env: Record<string, string>, answerWit
 
 /** Waits until the gateway's /readyz answers 200: every engine it was configured with has loaded. */
 export async function untilReady(gateway: GatewayProcess, withinMs: number): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (Date.now() < deadline) {
-    if ((await statusOf(`${gateway.baseUrl}/readyz`)) === 200) return;
-    await new Promise((wake) => setTimeout(wake, 500));
+  if (!(await until(async () => (await statusOf(`${gateway.baseUrl}/readyz`)) === 200, withinMs))) {
+    throw new Error(`the gateway was not ready within ${withinMs / 1000} s`);
   }
-  throw new Error(`the gateway was not ready within ${withinMs / 1000} s`);
 }

@@ -113,16 +113,18 @@ function firstAffirmed(pattern: RegExp, text: string): RegExpExecArray | undefin
 export function cancerTypeOf(text: string): string | null {
   const [zhPossible, enPossible] = [TERM_MARKS.zh.test(text), TERM_MARKS.en.test(text)];
   if (!zhPossible && !enPossible) return null;
-  let best: TermMatch | undefined;
+  const named: Array<readonly [readonly RegExp[], string]> = [];
   for (const type of CANCER_TYPES) {
-    const languages = [zhPossible && ([type.zhTerms, type.zh] as const), enPossible && ([type.enTerms, type.en] as const)];
-    for (const [terms, name] of languages.filter((language) => language !== false)) {
-      for (const term of terms) {
-        const match = firstAffirmed(term, text);
-        if (!match) continue;
-        const better = !best || match.index < best.index || (match.index === best.index && match[0].length > best.length);
-        if (better) best = { index: match.index, length: match[0].length, type: name };
-      }
+    if (zhPossible) named.push([type.zhTerms, type.zh]);
+    if (enPossible) named.push([type.enTerms, type.en]);
+  }
+  let best: TermMatch | undefined;
+  for (const [terms, name] of named) {
+    for (const term of terms) {
+      const match = firstAffirmed(term, text);
+      if (!match) continue;
+      const better = !best || match.index < best.index || (match.index === best.index && match[0].length > best.length);
+      if (better) best = { index: match.index, length: match[0].length, type: name };
     }
   }
   return best?.type ?? null;
