@@ -132,6 +132,21 @@ describe('case-ocr with the real OCR engine', () => {
     expect(missed).toEqual([]);
   }, 60_000);
 
+  it('reads every identifier on a real phone photo turned 225° on a desk, a faint name closing its row included', async () => {
+    const photo = 'np2016_bloodtestreport2.jpg';
+    const truth = photoTruth()[photo]!;
+    const upright = await sharp(readFileSync(fixturePath('photos', photo)))
+      .rotate(truth.rotation ?? 0)
+      .png()
+      .toBuffer();
+    made.set('turned-225.png', (await turnedPage(upright, 225)).png);
+    const { status, json } = await post(gateway, [file(7, 'turned-225.png')]);
+    expect(status).toBe(200);
+    const text = (json.ocr_results[0].ocr_result as string).replace(/\s+/g, '');
+    const missed = truth.personal!.flatMap((identifier, i) => (text.includes(identifier) ? [] : [`identifier ${i + 1}`]));
+    expect(missed).toEqual([]);
+  }, 60_000);
+
   it('reads every identifier on a real phone photo standing upright and photographed tilted 30°, its far edge the top or the bottom', async () => {
     const photo = 'np2016_bloodtestreport2.jpg';
     const truth = photoTruth()[photo]!;

@@ -6,7 +6,7 @@
  */
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { decodeCtc, type DecodedChar } from './ctc.js';
-import { endInDoubt, widenedAtEnds, withEndsReadWider } from './line-ends.js';
+import { endInDoubt, roomierCut, withEndsReadRoomier } from './line-ends.js';
 import { doubtfulNarrowGlyphs, STRETCHES, windowsAround, withNarrowGlyphsCounted, type Window, type WindowReading } from './narrow-glyphs.js';
 import { BEST_CLASS, BEST_PROBABILITY } from './prepared.js';
 import type { Quad } from '../plane.js';
@@ -132,8 +132,8 @@ export const turnedHalf = (quad: Quad): Quad => [quad[2], quad[3], quad[0], quad
 /**
  * Reads each line along its quad, from its first corner; stops before a model call once `signal`
  * aborts. Where CTC may have read too few of a narrow glyph, its line around it is read again
- * stretched (see narrow-glyphs.ts), and a line whose end character is unsure again with wider ends
- * (see line-ends.ts).
+ * stretched (see narrow-glyphs.ts), and a line whose end character is unsure again with more room
+ * round it (see line-ends.ts).
  */
 export async function readLines(
   recogniser: InferenceSession,
@@ -147,7 +147,7 @@ export async function readLines(
   const read = (cuts: readonly LineCut[]) => readCuts({ recogniser, image, alphabet, batchSize, makeTensor, signal }, cuts);
   const { readings, doubtful } = await read(upright);
   await countNarrowGlyphsAgain(read, upright, readings, doubtful);
-  await readUnsureEndsWider(read, upright, readings);
+  await readUnsureEndsRoomier(read, upright, readings);
   return readings;
 }
 
@@ -177,13 +177,13 @@ async function countNarrowGlyphsAgain(read: ReadCuts, upright: readonly LineCut[
   for (const [line, glyphs] of doubtful) readings[line] = { ...readings[line]!, chars: withNarrowGlyphsCounted(readings[line]!, glyphs, stretched.get(line) ?? []) };
 }
 
-/** Each of `readings` whose end character is unsure takes its end characters from its line read with wider ends, where surer (see withEndsReadWider). */
-async function readUnsureEndsWider(read: ReadCuts, upright: readonly LineCut[], readings: LineReading[]): Promise<void> {
+/** Each of `readings` whose end character is unsure takes its end characters from its line read with more room, where surer (see withEndsReadRoomier). */
+async function readUnsureEndsRoomier(read: ReadCuts, upright: readonly LineCut[], readings: LineReading[]): Promise<void> {
   const lines = upright.flatMap((_, i) => (endInDoubt(readings[i]!.chars) ? [i] : []));
   if (lines.length === 0) return;
-  const wider = (await read(lines.map((i) => widenedAtEnds(upright[i]!.quad, upright[i]!.aspect)))).readings;
+  const roomier = (await read(lines.map((i) => roomierCut(upright[i]!.quad, upright[i]!.aspect)))).readings;
   lines.forEach((i, k) => {
-    readings[i] = { ...readings[i]!, chars: withEndsReadWider(readings[i]!.chars, wider[k]!.chars) };
+    readings[i] = { ...readings[i]!, chars: withEndsReadRoomier(readings[i]!.chars, roomier[k]!.chars) };
   });
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCtc } from '../../../../src/engines/ocr/ppocr/ctc.js';
 import { doubtfulNarrowGlyphs, windowsAround, withNarrowGlyphsCounted } from '../../../../src/engines/ocr/ppocr/narrow-glyphs.js';
-import { endInDoubt, widenedAtEnds, withEndsReadWider } from '../../../../src/engines/ocr/ppocr/line-ends.js';
+import { endInDoubt, roomierCut, withEndsReadRoomier } from '../../../../src/engines/ocr/ppocr/line-ends.js';
 import type { Quad } from '../../../../src/engines/ocr/plane.js';
 import type { DetectionInput } from '../../../../src/engines/ocr/ppocr/detect.js';
 import { pageRotation, straighteningTurn, textOutline, textRegion } from '../../../../src/engines/ocr/ppocr/orientation.js';
@@ -127,7 +127,7 @@ describe('narrow glyphs CTC may have read too few of', () => {
   });
 });
 
-describe('a line whose end character is unsure, read again with wider ends', () => {
+describe('a line whose end character is unsure, read again with more room round it', () => {
   const chars = (text: string, ...probabilities: number[]) => [...text].map((char, i) => ({ char, first: i * 4, last: i * 4, probability: probabilities[i] ?? 0.99 }));
 
   it('doubts a Chinese character read unsurely at either end, and nothing else', () => {
@@ -139,30 +139,45 @@ describe('a line whose end character is unsure, read again with wider ends', () 
     expect(endInDoubt([])).toBe(false);
   });
 
-  it('lengthens the quad along the line by a quarter of its thickness at each end', () => {
-    const { quad: wider, aspect } = widenedAtEnds(quad(100, 0, 300, 40), 5);
-    expect(wider.map(({ x, y }) => [x, y])).toEqual([
-      [90, 0],
-      [310, 0],
-      [310, 40],
-      [90, 40],
+  it('lengthens the quad by a quarter of its thickness at each end and thickens it by 15% on each side', () => {
+    const { quad: roomier, aspect } = roomierCut(quad(100, 0, 300, 40), 5);
+    expect(roomier.map(({ x, y }) => [x, y])).toEqual([
+      [90, -6],
+      [310, -6],
+      [310, 46],
+      [90, 46],
     ]);
-    expect(aspect).toBe(5.5);
+    expect(aspect).toBeCloseTo(220 / 52, 10);
   });
 
-  it('takes the end character from the wider reading where it is surer of it, and only there', () => {
+  it('keeps the room in proportion along a tilted line', () => {
+    const tilted: Quad = [
+      { x: 0, y: 0 },
+      { x: 80, y: 60 },
+      { x: 56, y: 92 },
+      { x: -24, y: 32 },
+    ];
+    const { quad: roomier, aspect } = roomierCut(tilted, 2.5);
+    const length = Math.hypot(roomier[1].x - roomier[0].x, roomier[1].y - roomier[0].y);
+    const thickness = Math.hypot(roomier[3].x - roomier[0].x, roomier[3].y - roomier[0].y);
+    expect(length).toBeCloseTo(100 + 2 * 10, 10);
+    expect(thickness).toBeCloseTo(40 * 1.3, 10);
+    expect(aspect).toBeCloseTo(length / thickness, 10);
+  });
+
+  it('takes the end character from the roomier reading where it is surer of it, and only there', () => {
     const first = chars('审核者樊一第', 0.97, 1, 0.87, 0.99, 0.98, 0.51);
-    const wider = chars('审核者樊一笋', 0.96, 0.99, 0.87, 1, 0.97, 0.83);
-    const taken = withEndsReadWider(first, wider);
+    const roomier = chars('审核者樊一笋', 0.96, 0.99, 0.87, 1, 0.97, 0.83);
+    const taken = withEndsReadRoomier(first, roomier);
     expect(taken.map((c) => c.char).join('')).toBe('审核者樊一笋');
     expect(taken.slice(0, 5)).toEqual(first.slice(0, 5));
     expect(taken[5]).toEqual({ ...first[5], char: '笋', probability: 0.83 });
   });
 
-  it('keeps the first reading where the wider one is less sure, reads a mark beside the line, or reads the line otherwise', () => {
+  it('keeps the first reading where the roomier one is less sure, reads a mark beside the line, or reads the line otherwise', () => {
     const first = chars('樊一第', 0.99, 0.98, 0.51);
-    for (const wider of [chars('樊一笋', 0.99, 0.98, 0.4), chars('」樊一第', 0.8), chars('樊」', 0.99, 0.9), chars('樊二笋', 0.99, 0.99, 0.9)]) {
-      expect(withEndsReadWider(first, wider)).toEqual(first);
+    for (const roomier of [chars('樊一笋', 0.99, 0.98, 0.4), chars('」樊一第', 0.8), chars('樊」', 0.99, 0.9), chars('樊二笋', 0.99, 0.99, 0.9)]) {
+      expect(withEndsReadRoomier(first, roomier)).toEqual(first);
     }
   });
 });
