@@ -121,46 +121,37 @@ describe('case-ocr with the real OCR engine', () => {
     60_000,
   );
 
+  /** The identifiers of `photo` (by place in its truth, never their text) that case-ocr misses in `image`, uploaded as `name`. */
+  const identifiersMissed = async (photo: string, id: number, name: string, image: Buffer) => {
+    made.set(name, image);
+    const { status, json } = await post(gateway, [file(id, name)]);
+    expect(status).toBe(200);
+    const text = (json.ocr_results[0].ocr_result as string).replace(/\s+/g, '');
+    return photoTruth()[photo]!.personal!.flatMap((identifier, i) => (text.includes(identifier) ? [] : [`identifier ${i + 1}`]));
+  };
+  /** The real photo as it stands upright. */
+  const uprightPhoto = (photo: string) =>
+    sharp(readFileSync(fixturePath('photos', photo)))
+      .rotate(photoTruth()[photo]!.rotation ?? 0)
+      .png()
+      .toBuffer();
+
   it('reads every identifier on the real phone photo turned 45° on a desk and photographed tilted 30°', async () => {
     const photo = 'np2016_bloodtestreport2.jpg';
     const tilted = await tiltedPage(readFileSync(fixturePath('photos', photo)), 'top', 30);
-    made.set('askew.png', (await thenDistorted(tilted, (png) => turnedPage(png, 45))).png);
-    const { status, json } = await post(gateway, [file(5, 'askew.png')]);
-    expect(status).toBe(200);
-    const text = (json.ocr_results[0].ocr_result as string).replace(/\s+/g, '');
-    const missed = photoTruth()[photo]!.personal!.flatMap((identifier, i) => (text.includes(identifier) ? [] : [`identifier ${i + 1}`]));
-    expect(missed).toEqual([]);
+    expect(await identifiersMissed(photo, 5, 'askew.png', (await thenDistorted(tilted, (png) => turnedPage(png, 45))).png)).toEqual([]);
   }, 60_000);
 
   it('reads every identifier on a real phone photo turned 225° on a desk, a faint name closing its row included', async () => {
     const photo = 'np2016_bloodtestreport2.jpg';
-    const truth = photoTruth()[photo]!;
-    const upright = await sharp(readFileSync(fixturePath('photos', photo)))
-      .rotate(truth.rotation ?? 0)
-      .png()
-      .toBuffer();
-    made.set('turned-225.png', (await turnedPage(upright, 225)).png);
-    const { status, json } = await post(gateway, [file(7, 'turned-225.png')]);
-    expect(status).toBe(200);
-    const text = (json.ocr_results[0].ocr_result as string).replace(/\s+/g, '');
-    const missed = truth.personal!.flatMap((identifier, i) => (text.includes(identifier) ? [] : [`identifier ${i + 1}`]));
-    expect(missed).toEqual([]);
+    expect(await identifiersMissed(photo, 7, 'turned-225.png', (await turnedPage(await uprightPhoto(photo), 225)).png)).toEqual([]);
   }, 60_000);
 
   it('reads every identifier on a real phone photo standing upright and photographed tilted 30°, its far edge the top or the bottom', async () => {
     const photo = 'np2016_bloodtestreport2.jpg';
-    const truth = photoTruth()[photo]!;
-    const upright = await sharp(readFileSync(fixturePath('photos', photo)))
-      .rotate(truth.rotation ?? 0)
-      .png()
-      .toBuffer();
+    const upright = await uprightPhoto(photo);
     for (const far of ['top', 'bottom'] as const) {
-      made.set(`tilted-${far}.png`, (await tiltedPage(upright, far, 30)).png);
-      const { status, json } = await post(gateway, [file(6, `tilted-${far}.png`)]);
-      expect(status).toBe(200);
-      const text = (json.ocr_results[0].ocr_result as string).replace(/\s+/g, '');
-      const missed = truth.personal!.flatMap((identifier, i) => (text.includes(identifier) ? [] : [`identifier ${i + 1}`]));
-      expect(missed, `far edge ${far}`).toEqual([]);
+      expect(await identifiersMissed(photo, 6, `tilted-${far}.png`, (await tiltedPage(upright, far, 30)).png), `far edge ${far}`).toEqual([]);
     }
   }, 90_000);
 
