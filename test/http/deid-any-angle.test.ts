@@ -147,13 +147,14 @@ describeWithTools('case-file-process at any angle, checked by the pixels under e
   }, 300_000);
 
   it.each(['pathology-zh-table.png', 'discharge-en-contact.png'])(
-    'de-identifies or withholds %s turned every 15° and tilted up to 45°',
+    'de-identifies or withholds %s turned every 15° and tilted 30° and 45° each way',
     async (file) => {
       const source = await shown(await readFile(join(DEID_FIXTURES, file)), deidGlyphs()[file]![0]!, 0);
       const angles = file.includes('-zh-') ? GRID : GRID.filter((angle) => angle % 45 === 0);
       const cases = [
         ...(await Promise.all(angles.map(async (angle) => distorted(`turned ${angle}°`, source, await turnedPage(source.png, angle), angle, READ_BACK.has(angle))))),
-        ...(await Promise.all(TILTS.map(async (far) => distorted(`tilted 45°, ${far} away`, source, await tiltedPage(source.png, far, 45), 0, true)))),
+        // Tilted 30° right, the table's title was read on the row of its name label and taken for the name.
+        ...(await Promise.all([30, 45].flatMap((degrees) => TILTS.map(async (far) => distorted(`tilted ${degrees}°, ${far} away`, source, await tiltedPage(source.png, far, degrees), 0, true))))),
       ];
       const outcomes = await run(cases);
       // An upright rendered page is never withheld.

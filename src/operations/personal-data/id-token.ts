@@ -3,6 +3,8 @@
 export interface ValueSpan {
   start: number;
   end: number;
+  /** The value ran on past any place it could be told to end, and this much of it was taken (fail-closed). */
+  guessed?: true;
 }
 
 /**

@@ -55,7 +55,7 @@ import { toHalfWidth } from './text.js';
 import type { LineFindings, PersonalKind } from './types.js';
 
 export type { Detection, LineFindings, OpenLabel, PersonalKind } from './types.js';
-export { detectLabelledValues, UNREAD_VALUE_RULE } from './labelled-value.js';
+export { detectLabelledValues, GUESSED_VALUE_RULE, UNREAD_VALUE_RULE } from './labelled-value.js';
 export { detectResidentIds, isValidResidentId, residentIdCheckChar } from './resident-id.js';
 export { detectPhones } from './phone.js';
 export { detectLongIdentifiers } from './long-identifier.js';

@@ -1,7 +1,9 @@
 /**
  * Labelled values: the value after a personal label ("姓名:孟丁", "门诊号 90051065"), up to the
  * next label of any kind on the line, bounded by the shape of its kind (see values.ts). A label
- * with nothing after it is an open label: its value is probably on the line below.
+ * with nothing after it is an open label: its value is probably on the line below. So is one
+ * whose value was only guessed at (a run of text after it no name could be told apart in): the
+ * guess is still a datum, and its value may be below it after all.
  */
 import { AMBIGUOUS_LABELS, NAME_SHAPE_ONLY_LABELS } from './labels.js';
 import { scanLabels, type LabelMatch } from './label-scanner.js';
@@ -16,6 +18,8 @@ const RULE = 'labelled-value';
  * read, so a self-audit does not take the junk OCR reads beside a painted code for a survivor.
  */
 export const UNREAD_VALUE_RULE = 'unread-value';
+/** A value guessed at in a run of text after its label (see ValueSpan.guessed). */
+export const GUESSED_VALUE_RULE = 'guessed-value';
 const FIRST_TOKEN = /^\S+?(?=[\s,;，；。]|$)/u;
 /** Kinds whose values are codes OCR can garble into something no longer shaped like one. */
 const CODE_KINDS: ReadonlySet<PersonalKind> = new Set(['hospital_id', 'resident_id', 'insurance_number', 'passport', 'phone']);
@@ -73,7 +77,7 @@ function findingOf(context: LabelContext): Finding {
   if (BLANK.test(value)) return isOpen(context) ? { start: label.start, end: label.end, kind: label.category } : undefined;
   const found = valueSpan(label.category, value, needsExactShape(context, value));
   if (found) {
-    return { start: valueStart + found.start, end: valueStart + found.end, kind: label.category, rule: RULE };
+    return { start: valueStart + found.start, end: valueStart + found.end, kind: label.category, rule: found.guessed ? GUESSED_VALUE_RULE : RULE };
   }
   const token = context.hasColon && CODE_KINDS.has(label.category) ? FIRST_TOKEN.exec(value)?.[0] : undefined;
   return token && ALPHANUMERIC.test(token) ? { start: valueStart, end: valueStart + token.length, kind: label.category, rule: UNREAD_VALUE_RULE } : undefined;
@@ -92,8 +96,10 @@ export function detectLabelledValues(rawLine: string): LineFindings {
   const found = labels.map((label, index) => (isPersonal(label) ? findingOf(contextOf(label, line, labels[index + 1])) : undefined));
   const findings: LineFindings = { detections: [], openLabels: [] };
   found.forEach((finding, index) => {
-    if (isDetection(finding)) findings.detections.push(finding);
-    else if (finding && !valueAfterTwin(labels, found, index)) findings.openLabels.push(finding);
+    if (isDetection(finding)) {
+      findings.detections.push(finding);
+      if (finding.rule === GUESSED_VALUE_RULE) findings.openLabels.push({ start: labels[index]!.start, end: labels[index]!.end, kind: finding.kind });
+    } else if (finding && !valueAfterTwin(labels, found, index)) findings.openLabels.push(finding);
   });
   return findings;
 }

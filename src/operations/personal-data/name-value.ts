@@ -5,7 +5,9 @@
  * (a title such as Dr. and degrees such as MD stay visible; two lower-case words after a colon
  * when nothing else follows), else a number or code that is not a date ("检验者:29028"). In a
  * longer Han run the name ends before a word that often follows a name in free text
- * ("患者王建国因咳嗽入院" → 王建国).
+ * ("患者王建国因咳嗽入院" → 王建国); where no such word tells it apart, its first 4 characters
+ * are taken as a guess (see ValueSpan.guessed): a run-on after a name label may be the name glued
+ * to what follows, or another cell read on its row (a title beside 姓名 on a tilted photo).
  */
 import { LEADING_DATE } from './dates.js';
 import { idTokenSpan, leadingSpaces, type ValueSpan } from './id-token.js';
@@ -63,18 +65,24 @@ function isPlausibleName(run: string, count: number): boolean {
   return surname > 0 && count - surname >= 1 && count - surname <= MAX_GIVEN_NAME;
 }
 
-function hanName(rest: string, strict: boolean): number | undefined {
+/** A name's length in a value (UTF-16), and whether it was guessed (see ValueSpan). */
+interface NameLength {
+  length: number;
+  guessed?: true;
+}
+
+function hanName(rest: string, strict: boolean): NameLength | undefined {
   const compact = COMPACT_HAN.exec(rest)![0];
   if (NOT_NAMES.has(compact)) return undefined;
   const characters = [...compact];
-  if (MINORITY_JOINER.test(compact)) return utf16Length(characters, MAX_MINORITY_NAME);
+  if (MINORITY_JOINER.test(compact)) return { length: utf16Length(characters, MAX_MINORITY_NAME) };
   if (characters.length === 1) {
     const name = SPACED_HAN.exec(rest)?.[0] ?? compact;
-    return strict && !startsWithSurname(name) ? undefined : name.length;
+    return strict && !startsWithSurname(name) ? undefined : { length: name.length };
   }
   const count = nameInRun(characters);
-  if (!strict) return utf16Length(characters, count ?? MAX_HAN_NAME);
-  return count !== undefined && isPlausibleName(compact, count) ? utf16Length(characters, count) : undefined;
+  if (count !== undefined && (!strict || isPlausibleName(compact, count))) return { length: utf16Length(characters, count) };
+  return strict ? undefined : { length: utf16Length(characters, MAX_HAN_NAME), guessed: true };
 }
 
 function isDate(text: string, span: ValueSpan): boolean {
@@ -85,8 +93,8 @@ export function nameValueSpan(text: string, strict: boolean): ValueSpan | undefi
   const start = leadingSpaces(text);
   const rest = text.slice(start);
   if (COMPACT_HAN.test(rest)) {
-    const length = hanName(rest, strict);
-    return length === undefined ? undefined : { start, end: start + length };
+    const name = hanName(rest, strict);
+    return name && { start, end: start + name.length, ...(name.guessed ? { guessed: name.guessed } : {}) };
   }
   const title = TITLE.exec(rest)![0].length;
   const latin = LATIN_NAME.exec(rest.slice(title))?.[0];

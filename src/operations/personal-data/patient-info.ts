@@ -19,6 +19,7 @@ import type { OcrPage, OcrWord } from '../../engines/types.js';
 import { cancerTypeOf } from './cancer-types.js';
 import { findPersonalData } from './index.js';
 import { scanLabels, type LabelMatch } from './label-scanner.js';
+import { GUESSED_VALUE_RULE } from './labelled-value.js';
 import { cellBelow, endsLine, firstWordRightOf, spanBox, wordsRightOf } from './layout.js';
 import { pageLines, type PageLine } from './lines.js';
 import { nameValueSpan } from './name-value.js';
@@ -132,7 +133,8 @@ function readLine(page: OcrPage, line: PageLine, readings: Readings): void {
   const labels = scanLabels(text).filter((label) => label.category !== 'not-label');
   const findings = findPersonalData(line.text);
   for (const detection of findings.detections) {
-    if (detection.kind !== 'name') continue;
+    // A name guessed at in a run of text is painted by de-identification, never returned: its label is open, and the layout may give its value.
+    if (detection.kind !== 'name' || detection.rule === GUESSED_VALUE_RULE) continue;
     if (detection.rule === NAME_BEFORE_SEX_RULE || isPatientLabelBefore(labels, detection.start, text)) {
       readings.names.push(tidyName(line.text.slice(detection.start, detection.end)));
     }
@@ -144,7 +146,7 @@ function readLine(page: OcrPage, line: PageLine, readings: Readings): void {
     if (open && PATIENT_NAME_LABELS.has(label.label)) {
       const value = valueByLayout(page, line, label);
       const span = nameValueSpan(value, false);
-      if (span) readings.names.push(tidyName(value.slice(span.start, span.end)));
+      if (span && !span.guessed) readings.names.push(tidyName(value.slice(span.start, span.end)));
     }
   });
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectLabelledValues } from '../../../src/operations/personal-data/labelled-value.js';
 import { CLINICAL_LINES, slices } from './slices.js';
-import { findPersonalData, UNREAD_VALUE_RULE } from '../../../src/operations/personal-data/index.js';
+import { findPersonalData, GUESSED_VALUE_RULE, UNREAD_VALUE_RULE } from '../../../src/operations/personal-data/index.js';
 
 function values(line: string): string[] {
   return slices(line, detectLabelledValues(line).detections);
@@ -219,6 +219,22 @@ describe('identifier values after redaction', () => {
     expect(unread).toMatchObject({ kind: 'hospital_id', rule: UNREAD_VALUE_RULE });
     expect(line.slice(unread!.start, unread!.end)).toBe('IERE:');
     expect(findPersonalData('姓名: 性别:男').detections).toEqual([]);
+  });
+});
+
+describe('a name guessed at in a run of text after its label', () => {
+  it('is a datum, its first four characters, and its label stays open for the value below it', () => {
+    const line = '姓名  苏州市立第二医院病理诊断报告单';
+    const found = findPersonalData(line);
+    expect(found.detections.map((detection) => [line.slice(detection.start, detection.end), detection.kind, detection.rule])).toEqual([['苏州市立', 'name', GUESSED_VALUE_RULE]]);
+    expect(found.openLabels.map((label) => line.slice(label.start, label.end))).toEqual(['姓名']);
+  });
+
+  it('is no guess where a name can be told apart, or a label ends it', () => {
+    for (const line of ['姓名  王建国因咳嗽入院', '姓名 孟丁  性别 男', '姓名：阿依古丽·买买提']) {
+      expect(findPersonalData(line).detections.map((detection) => detection.rule)).toEqual(['labelled-value']);
+      expect(findPersonalData(line).openLabels).toEqual([]);
+    }
   });
 });
 

@@ -120,6 +120,19 @@ describe('values where the layout puts them', () => {
     expect(readPatientInfo([cut])).toMatchObject({ name: '孟丁', age: '2' });
   });
 
+  it('takes the name from the cell below its label, not a run of other text read on the label\'s row', () => {
+    // A tilted photo: the table's title read on the row of 姓名, its name in the cell below.
+    expect(
+      info(
+        '姓名          苏州市立第二医院病理诊断报告单',
+        '陈志强        性别    年龄',
+      ).name,
+    ).toBe('陈志强');
+    // With nothing below, a run no name can be told apart in gives no name, on the line or below it.
+    expect(info('姓名          苏州市立第二医院病理诊断报告单').name).toBeNull();
+    expect(info('姓名', '苏州市立第二医院病理诊断报告单').name).toBeNull();
+  });
+
   it('reads a stage that stands alone on the line below its label', () => {
     expect(info('病理分期', 'IA3').stage).toBe('IA3');
     expect(info('Stage:', 'pT2N1M0').stage).toBe('pT2N1M0');
