@@ -163,15 +163,21 @@ describeWithTools('case-file-process at any angle, checked by the pixels under e
     900_000,
   );
 
-  it.each(['np2016_bloodtestreport2.jpg', 'np2016_bloodtestreport1.jpg'])(
-    'de-identifies or withholds the real photo %s turned every 15°',
-    async (photo) => {
+  // The two photos share the grid between them, each at every other 15° step: the same 24 angles
+  // at half the pages (eval:deid-angles turns both photos through all of them).
+  it.each([
+    ['np2016_bloodtestreport2.jpg', 0],
+    ['np2016_bloodtestreport1.jpg', 15],
+  ])(
+    'de-identifies or withholds the real photo %s turned every 30° from %i°',
+    async (photo, first) => {
       const bytes = await readFile(fixturePath('photos', photo));
       const { width = 0, height = 0 } = await sharp(bytes).metadata();
       const truth = photoTruth()[photo]!;
       // Its truth says how far the photo must turn to stand upright; it stands turned back that far.
       const source = await shown(bytes, { width, height, planted: truth.glyphs! }, (360 - (truth.rotation ?? 0)) % 360);
-      const cases = await Promise.all(GRID.map(async (angle) => distorted(`turned ${angle}°`, source, await turnedPage(source.png, angle), angle, READ_BACK.has(angle))));
+      const angles = GRID.filter((angle) => (angle - first) % 30 === 0);
+      const cases = await Promise.all(angles.map(async (angle) => distorted(`turned ${angle}°`, source, await turnedPage(source.png, angle), angle, READ_BACK.has(angle))));
       await run(cases);
     },
     900_000,
