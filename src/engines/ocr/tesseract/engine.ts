@@ -13,7 +13,7 @@ import { EngineLifecycle } from '../../lifecycle.js';
 import type { EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../../types.js';
 import { pageFromBlocks, type TesseractBlock } from './blocks.js';
 import { readTurned, readUpright } from './orientation.js';
-import { HANDED_OVER_PNG, prepareForTesseract, scaledPage } from './prepare.js';
+import { prepareForTesseract, scaledPage, turnedView } from './prepare.js';
 import { WorkerPool } from '../pool.js';
 import { languagesProblem, languagesVersion, linkLanguages, locateLanguages, type LanguageFiles } from './traineddata.js';
 
@@ -102,9 +102,10 @@ export class TesseractOcrEngine implements OcrEngine {
     if (this.lifecycle.state !== 'ready' || !pool) {
       return Promise.reject(new GatewayError('engine_unavailable', `the ocr engine is ${this.lifecycle.state}`));
     }
+    const eraseLines = options?.eraseRulingLines ?? false;
     const read = (input: Buffer, rotation: number) =>
       pool.use(signal, async (worker) => {
-        const turned = rotation ? await sharp(input).rotate(rotation, { background: '#ffffff' }).png(HANDED_OVER_PNG).toBuffer() : input;
+        const turned = await turnedView(input, rotation, eraseLines);
         const { data } = await worker.recognize(turned, { rotateAuto: true }, { text: false, blocks: true });
         const { width, height } = await sharp(turned).metadata();
         return {
@@ -115,7 +116,7 @@ export class TesseractOcrEngine implements OcrEngine {
           deskewRadians: data.rotateRadians ?? 0,
         };
       });
-    const reading = prepareForTesseract(image, options?.eraseRulingLines ?? false).then(async (prepared) => {
+    const reading = prepareForTesseract(image, eraseLines, options?.rotation).then(async (prepared) => {
       const page = options?.rotation === undefined ? await readUpright(prepared.image, read) : await readTurned(prepared.image, options.rotation, read);
       return scaledPage(page, 1 / prepared.scale);
     });

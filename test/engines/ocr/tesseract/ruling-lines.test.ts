@@ -43,6 +43,21 @@ describe('ruling lines', () => {
     expect(darkIn(grey, 0, 110, WIDTH, 130)).toBe(6 * 54 * 4);
     expect(darkIn(grey, 0, 0, WIDTH, HEIGHT)).toBe(before);
   });
+
+  it("erases a line's grey anti-aliased edge with it, and keeps a grey stroke away from any line", () => {
+    const grey = canvas();
+    fill(grey, 20, 100, 380, 102);
+    // The edge rows of a line drawn off the pixel grid: grey, here and there dark enough for ink.
+    for (let x = 20; x < 380; x++) {
+      grey[99 * WIDTH + x] = x % 7 ? 190 : 120;
+      grey[102 * WIDTH + x] = x % 5 ? 210 : 100;
+    }
+    for (let x = 60; x < 100; x++) grey[200 * WIDTH + x] = 190; // a faint stroke
+    eraseRulingLines(grey, WIDTH, HEIGHT);
+    const marked = (y: number) => [...grey.subarray(y * WIDTH + 20, y * WIDTH + 380)].filter((value) => value < 224).length;
+    expect([marked(99), marked(100), marked(101), marked(102)]).toEqual([0, 0, 0, 0]);
+    expect(grey.subarray(200 * WIDTH + 60, 200 * WIDTH + 100).every((value) => value === 190)).toBe(true);
+  });
 });
 
 describe("tesseract's view of a page", () => {
@@ -57,5 +72,29 @@ describe("tesseract's view of a page", () => {
     expect(prepared.scale).toBe(2);
     const reading = { text: 'x', words: [{ text: 'x', confidence: 90, line: 0, box: { x0: 100, y0: 40, x1: 300, y1: 80 } }], width: 2000, height: 1000, confidence: 90, rotation: 0 as const, deskewRadians: 0 };
     expect(scaledPage(reading, 1 / prepared.scale)).toMatchObject({ width: 1000, height: 500, words: [{ box: { x0: 50, y0: 20, x1: 150, y1: 40 } }] });
+  });
+
+  it('erases the rules of a table turned 15° once it stands level, and keeps the strokes in its cells', async () => {
+    const { turnedView } = await import('../../../../src/engines/ocr/tesseract/prepare.js');
+    const { default: sharp } = await import('sharp');
+    const grey = canvas();
+    for (const y of [20, 100, 180]) fill(grey, 20, y, 380, y + 3);
+    for (const x of [20, 200, 377]) fill(grey, x, 20, x + 3, 183);
+    const strokes = [
+      [40, 50, 90, 54],
+      [60, 40, 64, 80],
+      [230, 130, 280, 134],
+      [250, 120, 254, 160],
+    ] as const;
+    for (const [x0, y0, x1, y1] of strokes) fill(grey, x0, y0, x1, y1);
+    const raw = { raw: { width: WIDTH, height: HEIGHT, channels: 1 as const } };
+    const turned = await sharp(grey, raw).rotate(-15, { background: '#ffffff' }).png().toBuffer();
+    const dark = async (png: Buffer) => [...(await sharp(png).toColourspace('b-w').raw().toBuffer())].filter((value) => value < 128).length;
+    const strokePixels = strokes.reduce((sum, [x0, y0, x1, y1]) => sum + (x1 - x0) * (y1 - y0), 0);
+    const kept = await dark(await turnedView(turned, 15, false));
+    const erased = await dark(await turnedView(turned, 15, true));
+    expect(kept).toBeGreaterThan(strokePixels + 2000);
+    expect(erased).toBeGreaterThan(strokePixels * 0.9);
+    expect(erased).toBeLessThan(strokePixels * 1.15);
   });
 });
