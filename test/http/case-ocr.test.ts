@@ -147,6 +147,14 @@ describe('case-ocr with the real OCR engine', () => {
     expect(await identifiersMissed(photo, 7, 'turned-225.png', (await turnedPage(await uprightPhoto(photo), 225)).png)).toEqual([]);
   }, 60_000);
 
+  it('reads every identifier on a real phone photo turned 15° from upright and from upside down on a desk', async () => {
+    const photo = 'np2016_bloodtestreport1.jpg';
+    const upright = await uprightPhoto(photo);
+    for (const angle of [15, 195]) {
+      expect(await identifiersMissed(photo, 8, `turned-${angle}.png`, (await turnedPage(upright, angle)).png), `turned ${angle}°`).toEqual([]);
+    }
+  }, 90_000);
+
   it('reads every identifier on a real phone photo standing upright and photographed tilted 30°, its far edge the top or the bottom', async () => {
     const photo = 'np2016_bloodtestreport2.jpg';
     const upright = await uprightPhoto(photo);
