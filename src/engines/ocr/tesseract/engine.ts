@@ -116,7 +116,7 @@ export class TesseractOcrEngine implements OcrEngine {
           deskewRadians: data.rotateRadians ?? 0,
         };
       });
-    const reading = prepareForTesseract(image, eraseLines, options?.rotation).then(async (prepared) => {
+    const reading = prepareForTesseract(image, eraseLines).then(async (prepared) => {
       const page = options?.rotation === undefined ? await readUpright(prepared.image, read) : await readTurned(prepared.image, options.rotation, read);
       return scaledPage(page, 1 / prepared.scale);
     });

@@ -171,14 +171,14 @@ function eraseRuns(lines: Lines, dark: Uint8Array, thin: Uint8Array, erase: Uint
 }
 
 /**
- * The page as tesseract should see it, and its scale against the page it came from. Ruling lines
- * are erased here only when the page will be read as it lies or a quarter turn from it: turned any
- * other way, its lines stand level only once turned (see turnedView).
+ * The page as tesseract should see it, and its scale against the page it came from. Its ruling
+ * lines, when asked, are erased here as the page lies, where a table photographed tilted sideways
+ * keeps its columns plumb, and again once the page is turned off a quarter turn (see turnedView).
  */
-export async function prepareForTesseract(image: Buffer, eraseLines: boolean, rotation = 0): Promise<{ image: Buffer; scale: number }> {
+export async function prepareForTesseract(image: Buffer, eraseLines: boolean): Promise<{ image: Buffer; scale: number }> {
   const { width = 0, height = 0 } = await sharp(image).metadata();
   const longest = Math.max(width, height);
-  const prepared = await normalizePage(sharp(image, PAGE_DECODING), longest, eraseLines && isQuarterTurn(rotation));
+  const prepared = await normalizePage(sharp(image, PAGE_DECODING), longest, eraseLines);
   const { width: preparedWidth = 0, height: preparedHeight = 0 } = await sharp(prepared).metadata();
   return { image: prepared, scale: Math.max(preparedWidth, preparedHeight) / Math.max(1, longest) };
 }
@@ -197,8 +197,8 @@ export function scaledPage(page: OcrPage, factor: number): OcrPage {
 
 /**
  * A prepared page turned clockwise by `rotation` degrees, as tesseract reads it. Turned off a
- * quarter turn, its ruling lines are erased after the turn, when they stand level: a table turned
- * 15° kept every rule, and the audit's reader read half its cells.
+ * quarter turn, its ruling lines are erased once more after the turn, when those of its rows stand
+ * level: a table turned 15° kept every rule in its view, and the audit read half its cells.
  */
 export async function turnedView(prepared: Buffer, rotation: number, eraseLines: boolean): Promise<Buffer> {
   if (!rotation) return prepared;
