@@ -101,16 +101,17 @@ const HALO_LIGHT = 224;
  * they read as rows of dashes along every cell.
  */
 function eraseHalo(grey: Buffer, width: number, erase: Uint8Array): void {
-  const steps = [1, -1, width, -width];
+  const whiten = (j: number) => {
+    if (!erase[j] && grey[j]! < HALO_LIGHT) grey[j] = 255;
+  };
   for (let i = 0; i < erase.length; i++) {
     if (!erase[i]) continue;
-    for (const step of steps) {
-      for (let d = 1; d <= HALO; d++) {
-        const j = i + step * d;
-        // A step along the row must stay on it.
-        if (j < 0 || j >= erase.length || (Math.abs(step) === 1 && Math.floor(j / width) !== Math.floor(i / width))) break;
-        if (!erase[j] && grey[j]! < HALO_LIGHT) grey[j] = 255;
-      }
+    const x = i % width;
+    for (let d = 1; d <= HALO; d++) {
+      if (x >= d) whiten(i - d);
+      if (x + d < width) whiten(i + d);
+      if (i >= d * width) whiten(i - d * width);
+      if (i + d * width < erase.length) whiten(i + d * width);
     }
   }
 }
