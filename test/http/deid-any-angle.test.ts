@@ -99,6 +99,9 @@ describeWithTools('case-file-process at any angle, checked by the pixels under e
     return outcomes;
   }
 
+  /** The outcomes withheld, each with its reason. */
+  const withheld = (outcomes: Outcome[]) => outcomes.filter((outcome) => outcome.withheld).map((outcome) => `${outcome.label}: ${outcome.withheld}`);
+
   /** A page's file as a viewer shows it, its glyphs, the page as it was drawn (their frame), and how it stands turned. */
   async function shown(bytes: Buffer, page: PageGlyphs, turned: number) {
     const png = await sharp(bytes).rotate().png().toBuffer();
@@ -122,7 +125,7 @@ describeWithTools('case-file-process at any angle, checked by the pixels under e
       Object.keys(truth).map(async (file) => ({ label: file, bytes: await readFile(join(DEID_FIXTURES, file)), pages: glyphs[file]!, turned: truth[file]!.turn ?? 0, readBack: true })),
     );
     const outcomes = await run(cases);
-    expect(outcomes.filter((outcome) => outcome.withheld).map((outcome) => `${outcome.label}: ${outcome.withheld}`)).toEqual([]);
+    expect(withheld(outcomes)).toEqual([]);
   }, 600_000);
 
   it('covers every page of a multi-page TIFF', async () => {
@@ -168,7 +171,7 @@ describeWithTools('case-file-process at any angle, checked by the pixels under e
     const source = await shown(await readFile(join(DEID_FIXTURES, file)), deidGlyphs()[file]![0]!, 0);
     const cases = await Promise.all([15, 345].map(async (angle) => distorted(`turned ${angle}°`, source, await turnedPage(source.png, angle), angle, false)));
     // Its rules left in the second reader's view, that reader read under half of its cells and the page was withheld.
-    expect((await run(cases)).filter((outcome) => outcome.withheld).map((outcome) => `${outcome.label}: ${outcome.withheld}`)).toEqual([]);
+    expect(withheld(await run(cases))).toEqual([]);
   }, 120_000);
 
   // The two photos share the grid between them, each at every other 15° step: the same 24 angles
