@@ -13,7 +13,7 @@ export { packagedModelFiles } from './ppocr/models.js';
 export { prepareOcrModels } from './ppocr/prepare/prepare.js';
 export { boxOfChars, joinLine, removeCjkSpaces } from './line-text.js';
 export { boundingBox, insideQuad, isQuarterTurn, pointInQuad, quadOf, turnPoint, unturnPoint, type Point, type Quad, type QuarterTurn, type Size } from './plane.js';
-export { homography, project } from './ppocr/geometry.js';
+export { homography, project } from './homography.js';
 
 /**
  * The OCR engine `settings.engine` names, with tesseract.js as its independent second reader (or

@@ -27,6 +27,8 @@ export const normalDegrees = (degrees: number): number => ((degrees % 360) + 360
 
 export const isQuarterTurn = (degrees: number): boolean => normalDegrees(degrees) % 90 === 0;
 
+export const distance = (a: Point, b: Point) => Math.hypot(a.x - b.x, a.y - b.y);
+
 /**
  * The size of a page `size` turned `degrees` clockwise: its sides swapped by a quarter turn, the
  * box around it otherwise (sharp may round it a pixel differently; callers that turn images take

@@ -8,7 +8,8 @@
  * rectangle of the page the line draws on.
  */
 import { CROP_WASM } from './crop-wasm.js';
-import { homography, rectQuad, type Homography } from './geometry.js';
+import { homography, type Homography } from '../homography.js';
+import { rectQuad } from './geometry.js';
 import type { RgbImage } from './image.js';
 import { instantiate, reserve, type WasmMemory } from './wasm.js';
 import type { Quad } from '../plane.js';

@@ -9,7 +9,8 @@
 import type { Box } from '../../types.js';
 import { boundingBox, insideQuad, pointInQuad, type Point, type Quad } from '../plane.js';
 import { mapRegions } from './map-regions.js';
-import { distance, lineQuad, minAreaRect, unclip, type RotatedRect } from './geometry.js';
+import { distance } from '../plane.js';
+import { lineQuad, minAreaRect, unclip, type RotatedRect } from './geometry.js';
 import { detectorView, giveBackView, type RgbImage } from './image.js';
 import { writeLitNormalised } from './lit-normalised.js';
 import { Spares } from './spares.js';

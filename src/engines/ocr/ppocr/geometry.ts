@@ -1,7 +1,7 @@
 /**
  * Plane geometry of the PP-OCR pipeline: the rotated minimum-area rectangle of a text region
  * (convex hull, then rotating calipers), its unclip (the DB detector's shrunk kernels grown back
- * to the text's extent), and the homography that maps an upright crop onto the rectangle in the page.
+ * to the text's extent), and the quads of lines and their parts.
  */
 import type { Point, Quad } from '../plane.js';
 
@@ -114,49 +114,6 @@ export function lineQuad(rect: RotatedRect): Quad {
   ];
 }
 
-/** A 3×3 projective transform, row-major. */
-export type Homography = [number, number, number, number, number, number, number, number, number];
-
-/** Solves the 8×8 linear system of a homography by Gaussian elimination with partial pivoting. */
-function solve(matrix: number[][], values: number[]): number[] {
-  const n = values.length;
-  const a = matrix.map((row, i) => [...row, values[i]!]);
-  for (let col = 0; col < n; col++) {
-    let pivot = col;
-    for (let row = col + 1; row < n; row++) if (Math.abs(a[row]![col]!) > Math.abs(a[pivot]![col]!)) pivot = row;
-    [a[col], a[pivot]] = [a[pivot]!, a[col]!];
-    const p = a[col]![col]!;
-    if (Math.abs(p) < 1e-12) throw new Error('degenerate quadrilateral');
-    for (let row = 0; row < n; row++) {
-      if (row === col) continue;
-      const factor = a[row]![col]! / p;
-      for (let k = col; k <= n; k++) a[row]![k]! -= factor * a[col]![k]!;
-    }
-  }
-  return a.map((row, i) => row[n]! / row[i]!);
-}
-
-/** The homography that maps `from[i]` onto `to[i]` for the four corners. */
-export function homography(from: Quad, to: Quad): Homography {
-  const rows: number[][] = [];
-  const values: number[] = [];
-  for (let i = 0; i < 4; i++) {
-    const { x, y } = from[i]!;
-    const { x: u, y: v } = to[i]!;
-    rows.push([x, y, 1, 0, 0, 0, -u * x, -u * y]);
-    values.push(u);
-    rows.push([0, 0, 0, x, y, 1, -v * x, -v * y]);
-    values.push(v);
-  }
-  const [h0, h1, h2, h3, h4, h5, h6, h7] = solve(rows, values) as [number, number, number, number, number, number, number, number];
-  return [h0, h1, h2, h3, h4, h5, h6, h7, 1];
-}
-
-export function project(h: Homography, p: Point): Point {
-  const w = h[6] * p.x + h[7] * p.y + h[8];
-  return { x: (h[0] * p.x + h[1] * p.y + h[2]) / w, y: (h[3] * p.x + h[4] * p.y + h[5]) / w };
-}
-
 /** The upright rectangle `width` × `height` as a quad, for mapping a crop to its place in the page. */
 export const rectQuad = (width: number, height: number): Quad => [
   { x: 0, y: 0 },
@@ -164,8 +121,6 @@ export const rectQuad = (width: number, height: number): Quad => [
   { x: width, y: height },
   { x: 0, y: height },
 ];
-
-export const distance = (a: Point, b: Point) => Math.hypot(a.x - b.x, a.y - b.y);
 
 /**
  * The part of a line's quad (corners from its first along, then back: 0→1 along the line, 3→0

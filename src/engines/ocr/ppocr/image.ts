@@ -6,7 +6,6 @@ import sharp from 'sharp';
 import { greyBrightness } from '../lighting.js';
 import { PAGE_DECODING, type Box } from '../../types.js';
 import { despeckle } from './despeckle.js';
-import type { Homography } from './geometry.js';
 import { Spares } from './spares.js';
 
 export interface RgbImage {
@@ -58,40 +57,6 @@ const spareBytes = new Spares(Uint8Array);
 /** Takes back a page detectorView despeckled once it will no longer be read. */
 export function giveBackView(despeckled: RgbImage): void {
   spareBytes.giveBack(despeckled.data);
-}
-
-/**
- * The image seen through a homography: a `width` × `height` image whose pixel at p is the image's
- * at `fromOut`(p), bilinear, white outside it (the flat view of a page photographed at a slant).
- */
-export function warpRgb(image: RgbImage, fromOut: Homography, width: number, height: number): RgbImage {
-  const [h0, h1, h2, h3, h4, h5, h6, h7, h8] = fromOut;
-  const { data, width: w, height: h } = image;
-  const out = new Uint8Array(width * height * 3).fill(255);
-  for (let y = 0; y < height; y++) {
-    const cy = y + 0.5;
-    let u = h0 * 0.5 + h1 * cy + h2;
-    let v = h3 * 0.5 + h4 * cy + h5;
-    let d = h6 * 0.5 + h7 * cy + h8;
-    for (let x = 0; x < width; x++, u += h0, v += h3, d += h6) {
-      const sx = u / d - 0.5;
-      const sy = v / d - 0.5;
-      if (!(sx >= 0 && sy >= 0 && sx <= w - 1 && sy <= h - 1)) continue;
-      const x0 = sx | 0;
-      const y0 = sy | 0;
-      const fx = sx - x0;
-      const fy = sy - y0;
-      const a = (y0 * w + x0) * 3;
-      const b = x0 + 1 < w ? a + 3 : a;
-      const c = y0 + 1 < h ? a + 3 * w : a;
-      const e = x0 + 1 < w ? c + 3 : c;
-      const target = (y * width + x) * 3;
-      for (let k = 0; k < 3; k++) {
-        out[target + k] = Math.round(data[a + k]! * (1 - fx) * (1 - fy) + data[b + k]! * fx * (1 - fy) + data[c + k]! * (1 - fx) * fy + data[e + k]! * fx * fy);
-      }
-    }
-  }
-  return { data: out, width, height };
 }
 
 /** The part of the image inside `box` (whole pixels, within the image). */

@@ -6,8 +6,9 @@
  * runs of a line, each with one box per character.
  */
 import type { Box, OcrPage, OcrWord } from '../../types.js';
-import { boundingBox, normalDegrees, turnPoint, type Point, type Size } from '../plane.js';
-import { distance, homography, project, rectQuad } from './geometry.js';
+import { boundingBox, distance, normalDegrees, turnPoint, type Point, type Size } from '../plane.js';
+import { homography, project } from '../homography.js';
+import { rectQuad } from './geometry.js';
 import { RECOGNISER_HEIGHT, type LineReading } from './recognize.js';
 
 /** The page the lines were read from, and how it is turned to stand straight and upright. */

@@ -18,9 +18,9 @@
 import ort from 'onnxruntime-node';
 import type { Box, OcrPage, PageLie, PagePerspective } from '../../types.js';
 import { closerLines, closerSide, detectionInput, giveBackTensor, linesLost, plannedSide, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';
-import { cropRgb, decodeRgb, warpRgb, type RgbImage } from './image.js';
-import { homography, project } from './geometry.js';
-import { estimatePerspective, flatView, turnedPerspective } from './perspective.js';
+import { cropRgb, decodeRgb, type RgbImage } from './image.js';
+import { homography, project, warp } from '../homography.js';
+import { estimatePerspective, flatView, turnedPerspective } from '../perspective.js';
 import { readAlphabet, type PpOcrModelFiles } from './models.js';
 import { printLineHeight } from './print-height.js';
 import { pageRotation, straighteningTurn, textOutline, textRegion } from './orientation.js';
@@ -301,7 +301,7 @@ async function flatLines(
     }) as Quad,
     around.map(toSent) as Quad,
   );
-  const image = warpRgb(sent, fromFlat, view.size.width + 2 * PAGE_MARGIN, view.size.height + 2 * PAGE_MARGIN);
+  const image = warp(sent, 3, fromFlat, view.size.width + 2 * PAGE_MARGIN, view.size.height + 2 * PAGE_MARGIN);
   const { input, probability, quads: flatQuads } = await detectAt(models, image, Math.max(image.width, image.height), settings, signal);
   const cuts = flatQuads.map((quad) => ({ quad: quad.map((p) => project(fromFlat, p)) as Quad, aspect: cutAlong(quad).aspect }));
   const missed = new Set(linesLost(lines.cuts.map((cut) => cut.quad), cuts.map((cut) => cut.quad)));

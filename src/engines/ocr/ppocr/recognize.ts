@@ -9,8 +9,8 @@ import { decodeCtc, type DecodedChar } from './ctc.js';
 import { endInDoubt, roomierCut, withEndsReadRoomier } from './line-ends.js';
 import { doubtfulNarrowGlyphs, STRETCHES, windowsAround, withNarrowGlyphsCounted, type Window, type WindowReading } from './narrow-glyphs.js';
 import { BEST_CLASS, BEST_PROBABILITY } from './prepared.js';
-import type { Quad } from '../plane.js';
-import { distance, quadAlong } from './geometry.js';
+import { distance, type Quad } from '../plane.js';
+import { quadAlong } from './geometry.js';
 import { cutNormalised } from './crop.js';
 import type { RgbImage } from './image.js';
 

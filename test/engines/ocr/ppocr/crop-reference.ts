@@ -3,7 +3,8 @@
  * line is cut): a level line's columns and rows sampled once each, a slanted one's pixels through
  * its whole homography.
  */
-import { homography, rectQuad, type Homography } from '../../../../src/engines/ocr/ppocr/geometry.js';
+import { homography, type Homography } from '../../../../src/engines/ocr/homography.js';
+import { rectQuad } from '../../../../src/engines/ocr/ppocr/geometry.js';
 import { isAffine, liesLevel, rowInside, type CropTarget } from '../../../../src/engines/ocr/ppocr/crop.js';
 import type { RgbImage } from '../../../../src/engines/ocr/ppocr/image.js';
 import type { Quad } from '../../../../src/engines/ocr/plane.js';

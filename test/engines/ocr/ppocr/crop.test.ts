@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { cutNormalised } from '../../../../src/engines/ocr/ppocr/crop.js';
 import { cutNormalisedInJs } from './crop-reference.js';
-import { homography, rectQuad } from '../../../../src/engines/ocr/ppocr/geometry.js';
+import { homography } from '../../../../src/engines/ocr/homography.js';
+import { rectQuad } from '../../../../src/engines/ocr/ppocr/geometry.js';
 import { quadOf, type Quad } from '../../../../src/engines/ocr/plane.js';
 
 /** A page of pseudo-random pixels: every sample differs from its neighbours. */

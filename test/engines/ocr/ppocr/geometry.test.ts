@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  convexHull,
-  homography,
-  lineQuad,
-  minAreaRect,
-  project,
-  rectQuad,
-  unclip,
-} from '../../../../src/engines/ocr/ppocr/geometry.js';
+import { homography, project } from '../../../../src/engines/ocr/homography.js';
+import { convexHull, lineQuad, minAreaRect, rectQuad, unclip } from '../../../../src/engines/ocr/ppocr/geometry.js';
 import type { Point, Quad } from '../../../../src/engines/ocr/plane.js';
 
 const close = (a: Point, b: Point) => {

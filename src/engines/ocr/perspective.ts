@@ -13,9 +13,9 @@
  * camera whose focal length is the photo's longer side, as a phone's about is): without it a
  * line seen at 45° keeps characters 0.7 of their height, and the recogniser misreads them.
  */
-import type { PagePerspective } from '../../types.js';
-import { turnPoint, type Point, type Quad, type Size } from '../plane.js';
-import { distance, homography, type Homography } from './geometry.js';
+import type { PagePerspective } from '../types.js';
+import { distance, turnPoint, type Point, type Quad, type Size } from './plane.js';
+import { homography, type Homography } from './homography.js';
 
 /** The plane's perspective about a frame's centre, in that frame's pixels. */
 export type Perspective = PagePerspective;

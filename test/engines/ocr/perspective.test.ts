@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { distance, project } from '../../../../src/engines/ocr/ppocr/geometry.js';
-import { estimatePerspective, flatView, turnedPerspective } from '../../../../src/engines/ocr/ppocr/perspective.js';
-import { boundingBox, quadOf, turnPoint, type Point, type Quad } from '../../../../src/engines/ocr/plane.js';
+import { project } from '../../../src/engines/ocr/homography.js';
+import { estimatePerspective, flatView, turnedPerspective } from '../../../src/engines/ocr/perspective.js';
+import { boundingBox, distance, quadOf, turnPoint, type Point, type Quad } from '../../../src/engines/ocr/plane.js';
 
 const PAGE = { width: 1200, height: 1600 };
 
