@@ -129,6 +129,20 @@ export function estimatePerspective(quads: readonly Quad[], frame: Size): Perspe
 const depth = ({ p, q }: Perspective, { x, y }: Point) => 1 + p * x + q * y;
 
 /**
+ * A point of the frame as the page is seen flat, about the frame's centre and at the scale of
+ * the page there: its rows run parallel, its far lines as high as its near ones (up to the
+ * stretch across the vanishing line, which keeps both).
+ */
+export function seenFlat(perspective: Perspective, frame: Size): (point: Point) => Point {
+  const centre = { x: frame.width / 2, y: frame.height / 2 };
+  return (point) => {
+    const relative = { x: point.x - centre.x, y: point.y - centre.y };
+    const w = depth(perspective, relative);
+    return { x: relative.x / w, y: relative.y / w };
+  };
+}
+
+/**
  * q such that the lines, seen flat, are as high far as near: a line's height there is its height
  * as seen × (1 + p·x) / (1 + p·x + q·y)². Fonts differ (a title, small print), so the q whose
  * log heights spread least about their median is taken, over q·reach from −0.9 to 0.9.
@@ -176,10 +190,10 @@ export function flatView(perspective: Perspective, frame: Size, around: Quad, fo
   // 1 / cos(tilt), where tan(tilt) = focal · |(p, q)|.
   const stretch = Math.hypot(1, focal * norm);
   const nearest = Math.max(...depths);
+  const level = seenFlat(perspective, frame);
   const flat = (point: Point): Point => {
-    const rel = relative(point);
-    const w = depth(perspective, rel) / nearest;
-    const r = { x: rel.x / w, y: rel.y / w };
+    const levelled = level(point);
+    const r = { x: levelled.x * nearest, y: levelled.y * nearest };
     const along = (r.x * n.x + r.y * n.y) * (stretch - 1);
     return { x: r.x + along * n.x, y: r.y + along * n.y };
   };

@@ -2,12 +2,13 @@
  * Read lines to an OcrPage in the upright frame: every point of a line (its characters' corners
  * along the crop) is mapped back through the crop's homography onto the page, then turned with
  * the page. Lines whose centres share a row become one text line (cells of a table row read
- * together, joined by two spaces, as a printed form reads); words are the whitespace-separated
- * runs of a line, each with one box per character.
+ * together, joined by two spaces, as a printed form reads), a photo taken at a slant seen flat;
+ * words are the whitespace-separated runs of a line, each with one box per character.
  */
-import type { Box, OcrPage, OcrWord } from '../../types.js';
+import type { Box, OcrPage, OcrWord, PagePerspective } from '../../types.js';
 import { boundingBox, distance, normalDegrees, turnPoint, type Point, type Size } from '../plane.js';
 import { homography, project } from '../homography.js';
+import { seenFlat } from '../perspective.js';
 import { rectQuad } from './geometry.js';
 import { RECOGNISER_HEIGHT, type LineReading } from './recognize.js';
 
@@ -21,6 +22,8 @@ export interface ReadFrame {
   rotation: number;
   /** The size of the turned page: the frame of the OcrPage. */
   upright: Size;
+  /** The perspective of the turned page (about its centre), when it was photographed at a slant. */
+  perspective?: PagePerspective;
 }
 
 interface PlacedChar {
@@ -32,9 +35,11 @@ interface PlacedChar {
 interface PlacedLine {
   chars: PlacedChar[];
   box: Box;
-  /** Where the line starts and ends, along its middle, and how high it is (upright frame). */
+  /** Where the line starts and ends, along its middle, where its first and last characters' centres are, and how high it is, as the page is seen flat (see rows). */
   start: Point;
   end: Point;
+  firstChar: Point;
+  lastChar: Point;
   height: number;
 }
 
@@ -52,7 +57,7 @@ const CELL_SEPARATOR = '  ';
  * neighbours; the first and last reach the ends of the line's crop (CTC fires inside a glyph, not
  * at its edge, and the crop holds the whole line with a margin).
  */
-function placeLine(reading: LineReading, turn: (p: Point) => Point): PlacedLine | undefined {
+function placeLine(reading: LineReading, turn: (p: Point) => Point, flat: (p: Point) => Point): PlacedLine | undefined {
   const { chars, pixelsPerStep, cropWidth } = reading;
   if (chars.length === 0) return undefined;
   const toPage = homography(rectQuad(cropWidth, RECOGNISER_HEIGHT), reading.quad);
@@ -67,12 +72,15 @@ function placeLine(reading: LineReading, turn: (p: Point) => Point): PlacedLine 
   });
   const outline = [at(0, 0), at(cropWidth, 0), at(cropWidth, RECOGNISER_HEIGHT), at(0, RECOGNISER_HEIGHT)];
   const middle = RECOGNISER_HEIGHT / 2;
+  const centreOf = (box: Box) => flat({ x: (box.x0 + box.x1) / 2, y: (box.y0 + box.y1) / 2 });
   return {
     chars: placed,
     box: roundBox(boundingBox(outline)),
-    start: at(0, middle),
-    end: at(cropWidth, middle),
-    height: distance(at(0, 0), at(0, RECOGNISER_HEIGHT)),
+    start: flat(at(0, middle)),
+    end: flat(at(cropWidth, middle)),
+    firstChar: centreOf(placed[0]!.box),
+    lastChar: centreOf(placed[placed.length - 1]!.box),
+    height: distance(flat(at(0, 0)), flat(at(0, RECOGNISER_HEIGHT))),
   };
 }
 
@@ -82,7 +90,9 @@ const roundBox = (box: Box): Box => ({ x0: Math.floor(box.x0), y0: Math.floor(bo
 
 /**
  * Lines grouped into rows, top to bottom, each row's lines left to right. A photo's rows slope,
- * so positions are taken along and across the page's median line direction, not x and y.
+ * so positions are taken along and across the page's median line direction, not x and y, and a
+ * photo taken at a slant is seen flat first: its rows converge, and a table's header cell on the
+ * far side stood level with the next row's cell on the near side.
  */
 function rows(lines: PlacedLine[]): PlacedLine[][] {
   const angle = medianAngle(lines);
@@ -92,7 +102,7 @@ function rows(lines: PlacedLine[]): PlacedLine[][] {
     const mid = { x: (line.start.x + line.end.x) / 2, y: (line.start.y + line.end.y) / 2 };
     // Its extent runs between its first and last characters' centres: the margins around a
     // line reach into its neighbours'.
-    const ends = [line.chars[0]!.box, line.chars[line.chars.length - 1]!.box].map((b) => along({ x: (b.x0 + b.x1) / 2, y: (b.y0 + b.y1) / 2 }));
+    const ends = [along(line.firstChar), along(line.lastChar)];
     return { line, v: across(mid), u0: Math.min(...ends), u1: Math.max(...ends) };
   });
   const result: Array<typeof placed> = [];
@@ -145,10 +155,11 @@ export function assemblePage(readings: LineReading[], frame: ReadFrame): OcrPage
   const { source, margin, rotation, upright } = frame;
   const turn = (p: Point) =>
     turnPoint({ x: Math.min(source.width, Math.max(0, p.x - margin)), y: Math.min(source.height, Math.max(0, p.y - margin)) }, rotation, source, upright);
+  const flat = frame.perspective ? seenFlat(frame.perspective, upright) : (p: Point) => p;
   const legible = readings.filter((reading) => meanProbability(reading) >= DROP_PROBABILITY);
   const illegible = readings.filter((reading) => reading.chars.length > 0 && meanProbability(reading) < DROP_PROBABILITY);
   const placed = legible
-    .map((reading) => placeLine(reading, turn))
+    .map((reading) => placeLine(reading, turn, flat))
     .filter((line): line is PlacedLine => line !== undefined);
   const texts: string[] = [];
   const words: OcrWord[] = [];

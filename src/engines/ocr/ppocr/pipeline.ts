@@ -115,8 +115,9 @@ export async function readPage(models: PpOcrModels, bytes: Uint8Array, settings:
   const straight = turnedSize(source, turn);
   const turnedBy = (quad: Quad) => quad.map((p) => turnPoint(p, turn, source, straight)) as Quad;
   const quarter = lie === undefined ? pageRotation(readings.map((reading) => ({ quad: turnedBy(reading.quad), chars: reading.chars.length }))) : 0;
-  const page = assemblePage(readings, { source, margin: PAGE_MARGIN, rotation: turn + quarter, upright: turnedSize(source, turn + quarter) });
   const perspective = lines.perspective && turnedPerspective(lines.perspective, quarter);
+  const upright = turnedSize(source, turn + quarter);
+  const page = assemblePage(readings, { source, margin: PAGE_MARGIN, rotation: turn + quarter, upright, ...(perspective ? { perspective } : {}) });
   return { ...page, detectionScale: lines.scale, ...(perspective ? { perspective } : {}) };
 }
 

@@ -224,6 +224,14 @@ describe('a page from its read lines', () => {
     expect(page.confidence).toBe(95);
   });
 
+  it('groups the rows of a photo taken at a slant as the page is seen flat, where its rows run parallel', () => {
+    // Rows converging to the left (the far side): a header row's far cell stands level with the
+    // next row's near cell. Lines of two characters give the rows no direction of their own.
+    const lines = [line('姓名', quad(70, 222, 130, 239)), line('年龄', quad(470, 177, 530, 203)), line('52', quad(470, 221, 530, 247))];
+    expect(assemblePage(lines, frame()).text).toBe('年龄\n姓名  52');
+    expect(assemblePage(lines, { ...frame(), perspective: { p: 0.001, q: 0 } }).text).toBe('姓名  年龄\n52');
+  });
+
   it('drops a line the recogniser is unsure of, as PaddleOCR does, but counts it against the page', () => {
     const page = assemblePage([line('白细胞', quad(0, 0, 96, 48)), line('AS', quad(0, 100, 64, 148), 0.3)], frame());
     expect(page.text).toBe('白细胞');
