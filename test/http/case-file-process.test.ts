@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseFileProcessResponse } from '../../src/contract/case-files.js';
-import type { OcrEngine, OcrPage, PagePerspective, RecognizeOptions } from '../../src/engines/types.js';
+import type { OcrEngine, OcrPage, OcrWord, PagePerspective, RecognizeOptions } from '../../src/engines/types.js';
 import { startFileServer, type FileServer, fileReference, type FileReferenceBody } from '../../scripts/lib/file-server.js';
 import { OCR_START_WITHIN_MS, startGateway, startOcrGateway, type TestGateway, postFiles } from '../../scripts/lib/gateway.js';
 import { DEID_FIXTURES, deidGroundTruth } from '../../scripts/lib/deid-fixtures.js';
@@ -339,6 +339,32 @@ class AskewPhotoOcr implements OcrEngine {
   }
 }
 
+/** Reads the words `script` gives for each read in turn (0: the page's first reading, then the audit's). */
+class ScriptedOcr implements OcrEngine {
+  readonly name = 'ocr' as const;
+  reads = 0;
+
+  constructor(private readonly script: (read: number) => OcrWord[]) {}
+
+  status() {
+    return { state: 'ready' as const, configured: true, model: 'scripted' };
+  }
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  async recognize(image: Buffer, _signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
+    const { width = 0, height = 0 } = await sharp(image).metadata();
+    const words = this.script(this.reads++);
+    return { text: words.map((w) => w.text).join(''), words, width, height, confidence: 90, rotation: options?.rotation ?? 0, deskewRadians: 0 };
+  }
+}
+
+/** A word 40 px high at (x0, y0), on line `line`. */
+const wordAt = (text: string, x0: number, x1: number, y0: number, line: number): OcrWord => ({ text, confidence: 90, box: { x0, y0, x1, y1: y0 + 40 }, line });
+const CLINICAL_LINE = (y0: number, line: number) => wordAt('临床诊断:右肺上叶浸润性腺癌伴纵隔淋巴结转移', 100, 900, y0, line);
+
 /** An OCR engine with an independent second reader, each counting its own reads. */
 class TwoReaderOcr implements OcrEngine {
   readonly name = 'ocr' as const;
@@ -518,6 +544,49 @@ describe('the self-audit', () => {
       expect(json.results[0].page_redactions).toEqual([{ name: 1 }]);
       expect(slanted.looks).toEqual([false, true, true, false]);
       expect(slanted.lies).toEqual([{}, {}, { asItLies: true }, { rotation: 30, perspective }]);
+    });
+  });
+
+  // A table photographed at a slant, whose first reading grouped its header row with the row
+  // below: it lost the 姓名 header, or read the next row's age after it, and left the name below.
+  it.each([
+    ['no label over it', (read: number) => [...(read > 0 ? [wordAt('姓名', 100, 180, 100, 0)] : []), wordAt('性别', 300, 380, 100, 0)], 1],
+    ['a number after its label', (read: number) => [wordAt('姓名', 100, 180, 100, 0), ...(read === 0 ? [wordAt('52岁', 300, 380, 110, 0)] : [])], 2],
+  ])('paints a name the audit reads in the cell below its column\'s 姓名, where the first reading read %s', async (_how, header, painted) => {
+    const table = new ScriptedOcr((read) => [
+      ...header(read),
+      // Painted after the first audit.
+      ...(read < 2 ? [wordAt('张三', 100, 180, 150, 1)] : []),
+      wordAt('男', 300, 340, 150, 1),
+      CLINICAL_LINE(250, 2),
+    ]);
+    await withEngines({ ocr: table }, async (gateway) => {
+      const { status, json } = await post(gateway, [file(1, 'report1.png')]);
+      expect(status).toBe(200);
+      expect(json.results[0].page_redactions).toEqual([{ name: painted }]);
+      expect(await auditMetric(gateway, 'clean_after_retry')).toBe(1);
+    });
+  });
+
+  it.each([
+    [
+      'a labelled field in reach below the painted cell under a 姓名 header',
+      (read: number) => [wordAt('姓名', 100, 180, 100, 0), ...(read === 0 ? [wordAt('张三', 100, 180, 150, 1)] : []), wordAt('年龄:56岁', 100, 260, 200, 2)],
+      // The cell, and the blank right of the header where a value may stand too.
+      2,
+    ],
+    [
+      'the line below a 姓名: whose name was painted on its line',
+      (read: number) => [wordAt('姓名:', 100, 200, 100, 0), ...(read === 0 ? [wordAt('张三', 210, 290, 100, 0)] : []), wordAt('右肺上叶腺癌', 100, 280, 150, 1)],
+      1,
+    ],
+  ])('takes no value for the name from %s, once the name is painted', async (_what, words, painted) => {
+    const form = new ScriptedOcr((read) => [...words(read), CLINICAL_LINE(300, 3)]);
+    await withEngines({ ocr: form }, async (gateway) => {
+      const { status, json } = await post(gateway, [file(1, 'report1.png')]);
+      expect(status).toBe(200);
+      expect(json.results[0].page_redactions).toEqual([{ name: painted }]);
+      expect(await auditMetric(gateway, 'clean')).toBe(1);
     });
   });
 

@@ -8,7 +8,7 @@
  */
 import type { Box, OcrPage } from '../../engines/types.js';
 import {
-  cellBelow, endsLine, findPersonalData, firstWordRightOf, heightOf, pageLines, RIGHT_REACH_HEIGHTS, spanBox, union, UNREAD_VALUE_RULE, wordsRightOf,
+  cellBelow, endsLine, findPersonalData, firstWordRightOf, heightOf, labelsWithValues, pageLines, RIGHT_REACH_HEIGHTS, spanBox, union, UNREAD_VALUE_RULE, wordsRightOf,
   type OpenLabel, type PageLine, type PersonalKind,
 } from '../personal-data/index.js';
 import { isQuarterTurn } from '../../engines/ocr/index.js';
@@ -30,14 +30,19 @@ export interface Room {
 export interface PersonalRegion {
   box: Box;
   kind: PersonalKind;
-  /** `text`: a detector read the datum; `layout`: where a label's unread value must be. */
-  evidence: 'text' | 'layout';
+  /**
+   * `text`: a detector read the datum; `cell`: words read in the cell below an open label (a
+   * table's value, whose label heads its column); `layout`: where a label's unread value must be.
+   */
+  evidence: 'text' | 'cell' | 'layout';
   /** The blank around a datum read in a line, which its paint may fill. */
   room?: Room;
   /** Its box is a share of its word's by character widths (a reader that does not place characters: a PDF's text layer, tesseract). */
   estimated?: boolean;
-  /** The datum as read; empty for layout. */
+  /** The datum as read (a cell's words); empty for layout. */
   text: string;
+  /** A cell's label, which heads its column. */
+  label?: Box;
 }
 
 /** Text as the page was read, where it was. */
@@ -183,17 +188,22 @@ export function textBesideData(page: OcrPage): ReadText[] {
   );
 }
 
+/** Where the page's personal labels read with their value on their line are: no column's header. */
+export function labelsWithTheirValues(page: OcrPage): Box[] {
+  return pageLines(page).flatMap((line) => labelsWithValues(line.text).flatMap((label) => spanBox(page, line, label.start, label.end) ?? []));
+}
+
 function labelValueRegions(page: OcrPage, line: PageLine, label: OpenLabel): PersonalRegion[] {
   const labelBox = spanBox(page, line, label.start, label.end);
   if (!labelBox) return [];
   const labelEndsLine = endsLine(line, label.end);
   const nextOnLine = labelEndsLine ? undefined : firstWordRightOf(line, labelBox);
   const below = cellBelow(page, labelBox, nextOnLine?.x0);
-  const boxes = [
-    ...(labelEndsLine ? rightOfLabel(page, labelBox, line) : blankBefore(labelBox, nextOnLine)),
-    ...(below.length ? [union(below.map((word) => word.box))] : []),
+  const blanks = labelEndsLine ? rightOfLabel(page, labelBox, line) : blankBefore(labelBox, nextOnLine);
+  return [
+    ...blanks.map((box) => ({ box, kind: label.kind, evidence: 'layout' as const, text: '' })),
+    ...(below.length ? [{ box: union(below.map((word) => word.box)), kind: label.kind, evidence: 'cell' as const, text: below.map((word) => word.text).join(' '), label: labelBox }] : []),
   ];
-  return boxes.map((box) => ({ box, kind: label.kind, evidence: 'layout' as const, text: '' }));
 }
 
 /**

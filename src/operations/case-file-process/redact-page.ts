@@ -19,16 +19,17 @@
  * solid paint in the encoded page, the audit fills the paint with the paper around it for its own
  * reading, and counts only data read mostly outside it that the first reading did not already
  * read there as something else (see isEarlierTextReadAgain): paint changes what stands beside a
- * label, not what the page says.
+ * label, not what the page says. Besides what the detectors read in a line, the words in a
+ * table's cell below an open label are data (see isReadData).
  */
 import sharp from 'sharp';
 import type { PageRaster } from '../../documents/index.js';
 import { boundingBox, insideQuad, pointInQuad, type Quad } from '../../engines/ocr/index.js';
 import type { AuditReader, OcrPage, PageLie } from '../../engines/types.js';
 import { GatewayError } from '../../errors.js';
-import type { PersonalKind } from '../personal-data/index.js';
+import { startsWithLabel, type PersonalKind } from '../personal-data/index.js';
 import { padded, toRaster, type RasterFrame } from './geometry.js';
-import { isCode, personalRegions, textBesideData } from './locate.js';
+import { isCode, labelsWithTheirValues, personalRegions, textBesideData, type PersonalRegion } from './locate.js';
 import { paintPage, type OutputFormat } from './output.js';
 import { fillWithSurroundings, meanIn } from './pixels.js';
 
@@ -96,7 +97,10 @@ interface Located {
   /** As read: the glyphs, which must lie under solid paint. */
   core: Quad;
   kind: PersonalKind;
+  evidence: PersonalRegion['evidence'];
   text: string;
+  /** A cell's label, which heads its column. */
+  label?: Quad;
 }
 
 /** Text the first reading read beside the data, on the raster. */
@@ -108,32 +112,39 @@ interface EarlierText {
   text: string;
 }
 
-/** Located data in raster pixels. */
-function locate(reading: OcrPage, raster: RasterFrame, evidence: 'any' | 'text'): Located[] {
+/** What the audit compares its readings with: the first reading's text beside the data, and its labels read with their value on their line (raster). */
+interface FirstReading {
+  earlierText: readonly EarlierText[];
+  valuedLabels: readonly Quad[];
+}
+
+/**
+ * Located data in raster pixels: all of it, or only what was read (`read`: no blank where a
+ * label's value must be, which once painted and filled would flag the paint forever).
+ */
+function locate(reading: OcrPage, raster: RasterFrame, evidence: 'any' | 'read'): Located[] {
   return personalRegions(reading)
-    .filter((region) => evidence === 'any' || region.evidence === 'text')
+    .filter((region) => evidence === 'any' || region.evidence !== 'layout')
     .map((region) => ({
       box: toRaster(padded(region.box, region.room, region.estimated, isCode(region.kind)), reading, raster),
       core: toRaster(region.box, reading, raster),
       kind: region.kind,
+      evidence: region.evidence,
       text: region.text,
+      ...(region.label ? { label: toRaster(region.label, reading, raster) } : {}),
     }));
 }
 
 export async function redactPage(work: PageWork): Promise<RedactedPage> {
-  const { located, earlierText } = await work.timeStage('detect', async () => ({
+  const { located, before } = await work.timeStage('detect', async () => ({
     located: withOtherReadings(locate(work.reading, work.raster, 'any'), work),
-    earlierText: textBesideData(work.reading).map((read) => ({
-      box: toRaster(padded(read.box), work.reading, work.raster),
-      core: toRaster(read.box, work.reading, work.raster),
-      text: read.text,
-    })),
+    before: firstReading(work.reading, work.raster),
   }));
   const painted = [...located];
   let survivors: Located[] = [];
   for (let audit = 1; audit <= AUDITS; audit++) {
     const encoded = await work.timeStage('redact', () => paintPage(work.raster, painted.map((item) => item.box), work.format));
-    survivors = await work.timeStage('audit', () => surviving(encoded, painted, earlierText, work));
+    survivors = await work.timeStage('audit', () => surviving(encoded, painted, before, work));
     if (!survivors.length) return { encoded, redactions: countByKind(painted), outcome: audit === 1 ? 'clean' : 'clean_after_retry' };
     painted.push(...survivors);
   }
@@ -142,6 +153,13 @@ export async function redactPage(work: PageWork): Promise<RedactedPage> {
     'deidentification_failed',
     `page ${work.pageNumber}: personal data (${kinds}) was still readable after ${AUDITS} rounds of redaction; the file is withheld`,
   );
+}
+
+function firstReading(reading: OcrPage, raster: RasterFrame): FirstReading {
+  return {
+    earlierText: textBesideData(reading).map((read) => ({ box: toRaster(padded(read.box), reading, raster), core: toRaster(read.box, reading, raster), text: read.text })),
+    valuedLabels: labelsWithTheirValues(reading).map((box) => toRaster(padded(box), reading, raster)),
+  };
 }
 
 /** The data the other readings find besides, each not under the paint of the readings before it already. */
@@ -161,7 +179,7 @@ function withOtherReadings(located: Located[], work: PageWork): Located[] {
  * tesseract reads black boxes as "国" and junk that would pass for values, and white ones on grey
  * paper blind it to the whole page.
  */
-async function surviving(encoded: Buffer, painted: readonly Located[], earlierText: readonly EarlierText[], work: PageWork): Promise<Located[]> {
+async function surviving(encoded: Buffer, painted: readonly Located[], before: FirstReading, work: PageWork): Promise<Located[]> {
   const { data, info } = await sharp(encoded).removeAlpha().toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
   const paint = painted.map((item) => item.box);
   // All checked before any is whitened: quads overlap.
@@ -174,7 +192,7 @@ async function surviving(encoded: Buffer, painted: readonly Located[], earlierTe
   fillWithSurroundings(data, info, paint);
   const image = await sharp(data, { raw: info }).png({ compressionLevel: 1 }).toBuffer();
   const frame = { width: info.width, height: info.height, readWidth: info.width, readHeight: info.height };
-  const expected = earlierText.filter((read) => coveredShare(read.core, paint) < PAINTED_OVER);
+  const expected = before.earlierText.filter((read) => coveredShare(read.core, paint) < PAINTED_OVER);
   const nicked = nickedWords(work.reading, work.raster, paint);
   const { rotation, perspective } = work.reading;
   return work.dataByEachReader(image, { rotation, ...(perspective ? { perspective } : {}) }, (reading, reader) => {
@@ -185,8 +203,25 @@ async function surviving(encoded: Buffer, painted: readonly Located[], earlierTe
       if (share < work.minReadShare) throw blindAudit(work, share);
     }
     if (reader === 'first') requireNickedReadAgain(nicked, readAgain, work);
-    return locate(reading, frame, 'text').filter((item) => coveredShare(item.core, paint) < COVERED && !isEarlierTextReadAgain(item, earlierText, paint));
+    return locate(reading, frame, 'read').filter((item) => coveredShare(item.core, paint) < COVERED && isReadData(item, before, paint));
   });
+}
+
+/** Share of a cell's label's quad on a label the first reading read with its value for it to be that label. */
+const SAME_LABEL = 0.5;
+
+/**
+ * Whether what the audit read outside the paint is data. The words in the cell below an open
+ * label are, as the first reading takes them (it may have read them as no datum at all: a table
+ * photographed at a slant, its header row grouped with the row below), unless the first reading
+ * read the label with its value on its line (once that value is painted and filled the label
+ * reads open, and the line below it is another line of the form), or they begin with a label
+ * (another field). Data read by text is, unless it is text the first reading read there (see
+ * isEarlierTextReadAgain).
+ */
+function isReadData(item: Located, before: FirstReading, paint: readonly Quad[]): boolean {
+  if (item.evidence !== 'cell') return !isEarlierTextReadAgain(item, before.earlierText, paint);
+  return !startsWithLabel(item.text) && coveredShare(item.label!, before.valuedLabels) < SAME_LABEL;
 }
 
 function blindAudit(work: PageWork, share: number): UnreadablePage {

@@ -41,7 +41,7 @@
  * Full-width letters and digits are read as ASCII; offsets are UTF-16 offsets of the input line.
  * Overlapping detections are merged (see merge.ts).
  */
-import { wholeLabel } from './label-scanner.js';
+import { scanLabels, wholeLabel } from './label-scanner.js';
 import { detectEmails } from './email.js';
 import { detectLabelledValues } from './labelled-value.js';
 import { detectLongIdentifiers } from './long-identifier.js';
@@ -55,7 +55,7 @@ import { toHalfWidth } from './text.js';
 import type { LineFindings, PersonalKind } from './types.js';
 
 export type { Detection, LineFindings, OpenLabel, PersonalKind } from './types.js';
-export { detectLabelledValues, GUESSED_VALUE_RULE, UNREAD_VALUE_RULE } from './labelled-value.js';
+export { detectLabelledValues, GUESSED_VALUE_RULE, labelsWithValues, UNREAD_VALUE_RULE } from './labelled-value.js';
 export { detectResidentIds, isValidResidentId, residentIdCheckChar } from './resident-id.js';
 export { detectPhones } from './phone.js';
 export { detectLongIdentifiers } from './long-identifier.js';
@@ -81,4 +81,11 @@ const LABEL_DECORATION = /[\s:;.|∶]+/gu;
 export function isPersonalLabel(text: string): PersonalKind | undefined {
   const entry = wholeLabel(toHalfWidth(text).replace(LABEL_DECORATION, ''));
   return entry && entry.category !== 'field' && entry.category !== 'not-label' ? entry.category : undefined;
+}
+
+/** Whether a text begins with a label of any kind, personal or clinical ("性别：男", "Age 61"). */
+export function startsWithLabel(text: string): boolean {
+  const line = toHalfWidth(text);
+  const first = scanLabels(line).find((label) => label.category !== 'not-label');
+  return first !== undefined && !line.slice(0, first.start).trim();
 }

@@ -28,6 +28,7 @@ const SEPARATOR = /^\s*[:;.|∶]{0,2}\s*/u;
 const PUNCTUATION_SEPARATOR = /[:;.|∶]/u;
 const BLANK = /^[\s\p{P}]*$/u;
 const HAN_START = /^\p{Script=Han}/u;
+const LETTER = /\p{L}/u;
 
 interface LabelContext {
   label: LabelMatch & { category: PersonalKind };
@@ -90,10 +91,28 @@ function valueAfterTwin(labels: readonly LabelMatch[], found: readonly Finding[]
   return labels[index + 1]?.category === labels[index]!.category && isDetection(found[index + 1]);
 }
 
-export function detectLabelledValues(rawLine: string): LineFindings {
+/** The line's labels, and for each personal one what follows it: its value, or it is open. */
+function labelFindings(rawLine: string): { labels: LabelMatch[]; found: Finding[] } {
   const line = toHalfWidth(rawLine);
   const labels = scanLabels(line).filter((label) => label.category !== 'not-label');
-  const found = labels.map((label, index) => (isPersonal(label) ? findingOf(contextOf(label, line, labels[index + 1])) : undefined));
+  return { labels, found: labels.map((label, index) => (isPersonal(label) ? findingOf(contextOf(label, line, labels[index + 1])) : undefined)) };
+}
+
+/**
+ * The personal labels of a line read with their value after them on it, not a guess, and for a
+ * name a name, not a number: each heads no column. A number after 姓名 may be a staff number, or
+ * the cell of another row read on the label's (an age beside the 姓名 header of a table
+ * photographed at a slant, its name in the cell below).
+ */
+export function labelsWithValues(rawLine: string): OpenLabel[] {
+  const line = toHalfWidth(rawLine);
+  const { labels, found } = labelFindings(line);
+  const isValue = (finding: Detection) => finding.rule === RULE && (finding.kind !== 'name' || LETTER.test(line.slice(finding.start, finding.end)));
+  return found.flatMap((finding, index) => (isDetection(finding) && isValue(finding) ? [{ start: labels[index]!.start, end: labels[index]!.end, kind: finding.kind }] : []));
+}
+
+export function detectLabelledValues(rawLine: string): LineFindings {
+  const { labels, found } = labelFindings(rawLine);
   const findings: LineFindings = { detections: [], openLabels: [] };
   found.forEach((finding, index) => {
     if (isDetection(finding)) {

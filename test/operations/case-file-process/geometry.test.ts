@@ -155,11 +155,12 @@ describe('label-value layout', () => {
       word('张三', 10, 60, 90, 1),
       word('男', 310, 60, 350, 1),
     ]);
-    const layout = personalRegions(ocr).filter((region) => region.evidence === 'layout');
-    // The cell below, and the blank up to the next header (a field's width: where a value may stand unread).
-    expect(layout.map((region) => region.box)).toEqual([
-      { x0: 80, y0: 0, x1: 300, y1: 40 },
-      { x0: 10, y0: 60, x1: 90, y1: 100 },
+    const layout = personalRegions(ocr).filter((region) => region.evidence !== 'text');
+    // The blank up to the next header (a field's width: where a value may stand unread), and the
+    // cell below, its words read as they stand under their label.
+    expect(layout.map(({ evidence, box, text, label }) => ({ evidence, box, text, label }))).toEqual([
+      { evidence: 'layout', box: { x0: 80, y0: 0, x1: 300, y1: 40 }, text: '', label: undefined },
+      { evidence: 'cell', box: { x0: 10, y0: 60, x1: 90, y1: 100 }, text: '张三', label: { x0: 0, y0: 0, x1: 80, y1: 40 } },
     ]);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { detectLabelledValues } from '../../../src/operations/personal-data/labelled-value.js';
+import { detectLabelledValues, labelsWithValues } from '../../../src/operations/personal-data/labelled-value.js';
 import { CLINICAL_LINES, slices } from './slices.js';
-import { findPersonalData, GUESSED_VALUE_RULE, UNREAD_VALUE_RULE } from '../../../src/operations/personal-data/index.js';
+import { findPersonalData, GUESSED_VALUE_RULE, startsWithLabel, UNREAD_VALUE_RULE } from '../../../src/operations/personal-data/index.js';
 
 function values(line: string): string[] {
   return slices(line, detectLabelledValues(line).detections);
@@ -243,6 +243,30 @@ describe('table headers joined by OCR', () => {
     const line = '姓名性别年龄住院号床号';
     expect(findPersonalData(line).detections).toEqual([]);
     expect(findPersonalData(line).openLabels.map((label) => line.slice(label.start, label.end))).toEqual(['姓名', '住院号', '床号']);
+  });
+});
+
+describe('labels read with their value on their line', () => {
+  // No column's header: the self-audit takes nothing below them for their value.
+  it.each([
+    ['姓名：张三  性别：男', ['姓名']],
+    ['MRN: BHM00482913   DOB: 1952-04-19', ['MRN', 'DOB']],
+    ['姓名  52岁', []],
+    ['检验者:29028', []],
+    ['姓名  性别  年龄', []],
+    ['门诊号: IZOAOE', []],
+  ])('%s: %j', (line, labels) => {
+    expect(labelsWithValues(line).map((label) => line.slice(label.start, label.end))).toEqual(labels);
+  });
+});
+
+describe('a cell that begins with a label', () => {
+  // Another field, not the value of the label above it (see the self-audit).
+  it.each(['性别：男', ' 年龄 56岁', '电话:13800138000', 'Age: 61', 'Sex F'])('%s begins with a label', (text) => {
+    expect(startsWithLabel(text)).toBe(true);
+  });
+  it.each(['张三', 'Mary Ellis', '52岁', '右肺上叶腺癌', 'C-1208'])('%s does not', (text) => {
+    expect(startsWithLabel(text)).toBe(false);
   });
 });
 
