@@ -65,6 +65,21 @@ export function unturnPoint(p: Point, degrees: number, turned: Size, source: Siz
   return rotateAbout(p, -degrees, turned, source);
 }
 
+/**
+ * A point of an image tesseract deskewed by `radians` (clockwise positive, Leptonica's
+ * convention, y pointing down) about its centre, in the image as it was before.
+ */
+export function undoDeskew({ x, y }: Point, radians: number, size: Size): Point {
+  if (!radians) return { x, y };
+  const cx = size.width / 2;
+  const cy = size.height / 2;
+  const cos = Math.cos(radians);
+  const sin = Math.sin(radians);
+  const dx = x - cx;
+  const dy = y - cy;
+  return { x: cx + dx * cos + dy * sin, y: cy - dx * sin + dy * cos };
+}
+
 /** The box's corners as a quad, top-left first, clockwise. */
 export const quadOf = (box: Box): Quad => [
   { x: box.x0, y: box.y0 },

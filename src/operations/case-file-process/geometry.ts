@@ -8,7 +8,7 @@
  * cover the lines above and below a tilted line).
  */
 import type { PageRaster } from '../../documents/index.js';
-import { quadOf, unturnPoint, type Point, type Quad } from '../../engines/ocr/index.js';
+import { quadOf, undoDeskew, unturnPoint, type Point, type Quad } from '../../engines/ocr/index.js';
 import type { Box } from '../../engines/types.js';
 import type { OcrPage } from '../../engines/types.js';
 import type { Room } from './locate.js';
@@ -16,25 +16,10 @@ import type { Room } from './locate.js';
 export type RasterFrame = Pick<PageRaster, 'width' | 'height' | 'readWidth' | 'readHeight'>;
 export type ReadFrame = Pick<OcrPage, 'width' | 'height' | 'rotation' | 'deskewRadians'>;
 
-/**
- * Undoes tesseract's deskew: its boxes are in the image rotated by `radians` about the centre
- * (clockwise positive, Leptonica's convention, with y pointing down).
- */
-function undoDeskew({ x, y }: Point, frame: ReadFrame): Point {
-  if (!frame.deskewRadians) return { x, y };
-  const cx = frame.width / 2;
-  const cy = frame.height / 2;
-  const cos = Math.cos(frame.deskewRadians);
-  const sin = Math.sin(frame.deskewRadians);
-  const dx = x - cx;
-  const dy = y - cy;
-  return { x: cx + dx * cos + dy * sin, y: cy - dx * sin + dy * cos };
-}
-
 /** A point of the reading on the raster. */
 export function pointOnRaster(point: Point, read: ReadFrame, raster: RasterFrame): Point {
   const source = { width: raster.readWidth, height: raster.readHeight };
-  const { x, y } = unturnPoint(undoDeskew(point, read), read.rotation, read, source);
+  const { x, y } = unturnPoint(undoDeskew(point, read.deskewRadians, read), read.rotation, read, source);
   return { x: (x * raster.width) / raster.readWidth, y: (y * raster.height) / raster.readHeight };
 }
 

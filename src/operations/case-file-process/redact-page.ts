@@ -9,8 +9,8 @@
  * times slower) reads only pages the first reader found clean, each as delivered.
  *
  * The audit reads the page as the first reading established it lies: turned by the same angle
- * (straightened, upright), and, where the first reading saw a photo taken at a slant flat, its
- * first reader sees it in the same flat view, so a reader that cannot read askew text is not asked to. And it must
+ * (straightened, upright), and, where the first reading saw a photo taken at a slant flat, in
+ * the same flat view, so a reader that cannot read askew text is not asked to. And it must
  * see: "nothing found" counts only from a reading that read, outside the paint, about as much of
  * the text as the first reading read there (see readShare); a reader that reads markedly less is
  * blind to this page, and the page is withheld as unreadable rather than passed as clean.

@@ -10,10 +10,10 @@ import { GatewayError, isGatewayError } from '../../../errors.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { ExpectedHash } from '../../../platform/models/trust.js';
 import { EngineLifecycle } from '../../lifecycle.js';
-import type { EngineStatus, OcrEngine, OcrPage, RecognizeOptions } from '../../types.js';
+import type { EngineStatus, OcrEngine, OcrPage, PagePerspective, RecognizeOptions } from '../../types.js';
 import { pageFromBlocks, type TesseractBlock } from './blocks.js';
 import { readTurned, readUpright } from './orientation.js';
-import { prepareForTesseract, scaledPage, turnedView } from './prepare.js';
+import { prepareForTesseract, scaledPage, turnedView, unflattenedPage } from './prepare.js';
 import { WorkerPool } from '../pool.js';
 import { languagesProblem, languagesVersion, linkLanguages, locateLanguages, type LanguageFiles } from './traineddata.js';
 
@@ -103,20 +103,18 @@ export class TesseractOcrEngine implements OcrEngine {
       return Promise.reject(new GatewayError('engine_unavailable', `the ocr engine is ${this.lifecycle.state}`));
     }
     const eraseLines = options?.eraseRulingLines ?? false;
+    let perspective: PagePerspective | undefined;
     const read = (input: Buffer, rotation: number) =>
       pool.use(signal, async (worker) => {
-        const turned = await turnedView(input, rotation, eraseLines);
-        const { data } = await worker.recognize(turned, { rotateAuto: true }, { text: false, blocks: true });
-        const { width, height } = await sharp(turned).metadata();
-        return {
-          ...pageFromBlocks((data.blocks ?? []) as unknown as TesseractBlock[]),
-          width: width ?? 0,
-          height: height ?? 0,
-          rotation,
-          deskewRadians: data.rotateRadians ?? 0,
-        };
+        const view = await turnedView(input, rotation, eraseLines, perspective);
+        const { data } = await worker.recognize(view.image, { rotateAuto: true }, { text: false, blocks: true });
+        const { width = 0, height = 0 } = await sharp(view.image).metadata();
+        const page = { ...pageFromBlocks((data.blocks ?? []) as unknown as TesseractBlock[]), width, height, rotation, deskewRadians: data.rotateRadians ?? 0 };
+        return view.flat ? unflattenedPage(page, view.flat) : page;
       });
     const reading = prepareForTesseract(image, eraseLines).then(async (prepared) => {
+      // The first reading's perspective is in the page's pixels; the prepared page is scaled.
+      if (options?.perspective) perspective = { p: options.perspective.p / prepared.scale, q: options.perspective.q / prepared.scale };
       const page = options?.rotation === undefined ? await readUpright(prepared.image, read) : await readTurned(prepared.image, options.rotation, read);
       return scaledPage(page, 1 / prepared.scale);
     });

@@ -6,8 +6,10 @@
  */
 import sharp, { type Sharp } from 'sharp';
 import { lightEvenly } from '../lighting.js';
-import { isQuarterTurn } from '../plane.js';
-import { PAGE_DECODING, type OcrPage } from '../../types.js';
+import { homography, project, warp, type Homography, type Pixels } from '../homography.js';
+import { flatView } from '../perspective.js';
+import { boundingBox, isQuarterTurn, quadOf, undoDeskew, type Point, type Quad, type Size } from '../plane.js';
+import { PAGE_DECODING, type OcrPage, type PagePerspective } from '../../types.js';
 
 /**
  * Pages whose longest side is below this are upscaled to it (at most 3×). Measured on the
@@ -75,7 +77,7 @@ const THICKNESS_SHARE = 1 / 400;
  * read at 2000 px; lines are at least 100 px); thin, so a shadow on a photo, dark on both
  * sides, is no line. Both directions are found on the original pixels, then erased.
  */
-export function eraseRulingLines(grey: Buffer, width: number, height: number): void {
+export function eraseRulingLines(grey: Uint8Array, width: number, height: number): void {
   const longest = Math.max(width, height);
   const minRun = Math.max(MIN_RULE, Math.round(longest * RULE_SHARE));
   const maxThickness = 2 * Math.max(4, Math.round(longest * THICKNESS_SHARE));
@@ -100,7 +102,7 @@ const HALO_LIGHT = 224;
  * is anti-aliased: its edge rows are grey, dark enough in places to pass for ink, and left behind
  * they read as rows of dashes along every cell.
  */
-function eraseHalo(grey: Buffer, width: number, erase: Uint8Array): void {
+function eraseHalo(grey: Uint8Array, width: number, erase: Uint8Array): void {
   const whiten = (j: number) => {
     if (!erase[j] && grey[j]! < HALO_LIGHT) grey[j] = 255;
   };
@@ -196,18 +198,63 @@ export function scaledPage(page: OcrPage, factor: number): OcrPage {
   };
 }
 
+/** What tesseract reads, and for a flat view, the map from it back to the turned page and that page's size. */
+export interface TesseractView {
+  image: Buffer;
+  flat?: { toTurned: Homography; turned: Size };
+}
+
 /**
  * A prepared page turned clockwise by `rotation` degrees, as tesseract reads it. Turned off a
- * quarter turn, its ruling lines are erased once more after the turn, when those of its rows stand
- * level: a table turned 15° kept every rule in its view, and the audit read half its cells.
+ * quarter turn, its ruling lines are erased once more after the turn, when those of its rows
+ * stand level: a table turned 15° kept every rule in its view, and the audit read half its cells.
+ * A page photographed at a slant (`perspective`, in the turned page's pixels, as its first
+ * reading found it) is read in its flat view, as PP-OCR reads it (see ocr/perspective.ts): its
+ * rows converge as it lies, tesseract lost the far ones, and no rule there stood level or plumb.
  */
-export async function turnedView(prepared: Buffer, rotation: number, eraseLines: boolean): Promise<Buffer> {
-  if (!rotation) return prepared;
+export async function turnedView(prepared: Buffer, rotation: number, eraseLines: boolean, perspective?: PagePerspective): Promise<TesseractView> {
+  if (!rotation && !perspective) return { image: prepared };
   const turned = sharp(prepared).rotate(rotation, { background: '#ffffff' });
-  if (!eraseLines || isQuarterTurn(rotation)) return turned.png(HANDED_OVER_PNG).toBuffer();
+  if (!perspective && (!eraseLines || isQuarterTurn(rotation))) return { image: await turned.png(HANDED_OVER_PNG).toBuffer() };
   const { data, info } = await turned.toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
-  eraseRulingLines(data, info.width, info.height);
-  return sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } })
+  const { width = 0, height = 0 } = await sharp(prepared).metadata();
+  const seen = perspective ? flattened({ data, width: info.width, height: info.height }, perspective, Math.max(width, height)) : undefined;
+  const view = seen?.pixels ?? { data, width: info.width, height: info.height };
+  if (eraseLines) eraseRulingLines(view.data, view.width, view.height);
+  const image = await sharp(view.data, { raw: { width: view.width, height: view.height, channels: 1 } })
     .png(HANDED_OVER_PNG)
     .toBuffer();
+  return { image, ...(seen ? { flat: { toTurned: seen.toTurned, turned: { width: info.width, height: info.height } } } : {}) };
+}
+
+/** A flat view keeps its nearest text at the prepared page's scale; the far text grows to match (within MAX_SIDE). */
+const FLAT_VIEW_SCALE = 1;
+
+/**
+ * The flat view of a grey page (see flatView), its nearest text at its own scale, and the map from
+ * the view back to the page; undefined where the vanishing line comes near the page.
+ */
+function flattened(page: Pixels, perspective: PagePerspective, focal: number): { pixels: Pixels; toTurned: Homography } | undefined {
+  const around = quadOf({ x0: 0, y0: 0, x1: page.width, y1: page.height });
+  const view = flatView(perspective, page, around, focal, { scale: FLAT_VIEW_SCALE, maxSide: MAX_SIDE });
+  if (!view) return undefined;
+  const toTurned = homography(around.map((corner) => project(view.toFlat, corner)) as Quad, around);
+  return { pixels: warp(page, 1, toTurned, view.size.width, view.size.height), toTurned };
+}
+
+/**
+ * A reading of a flat view carried back to the turned page it was drawn from, through tesseract's
+ * own deskew of the view (the flat view's rows run parallel, but at what skew the first reading
+ * left, up to 10° on a page tilted 45°): each word's box is the box round its corners there (a
+ * row converging toward the far side slants a little).
+ */
+export function unflattenedPage(page: OcrPage, flat: NonNullable<TesseractView['flat']>): OcrPage {
+  const toTurned = (corner: Point) => project(flat.toTurned, undoDeskew(corner, page.deskewRadians, page));
+  return {
+    ...page,
+    width: flat.turned.width,
+    height: flat.turned.height,
+    deskewRadians: 0,
+    words: page.words.map((word) => ({ ...word, box: boundingBox(quadOf(word.box).map(toTurned)) })),
+  };
 }

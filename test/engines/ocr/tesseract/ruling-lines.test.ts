@@ -91,8 +91,8 @@ describe("tesseract's view of a page", () => {
     const turned = await sharp(grey, raw).rotate(-15, { background: '#ffffff' }).png().toBuffer();
     const dark = async (png: Buffer) => [...(await sharp(png).toColourspace('b-w').raw().toBuffer())].filter((value) => value < 128).length;
     const strokePixels = strokes.reduce((sum, [x0, y0, x1, y1]) => sum + (x1 - x0) * (y1 - y0), 0);
-    const kept = await dark(await turnedView(turned, 15, false));
-    const erased = await dark(await turnedView(turned, 15, true));
+    const kept = await dark((await turnedView(turned, 15, false)).image);
+    const erased = await dark((await turnedView(turned, 15, true)).image);
     expect(kept).toBeGreaterThan(strokePixels + 2000);
     expect(erased).toBeGreaterThan(strokePixels * 0.9);
     expect(erased).toBeLessThan(strokePixels * 1.15);
