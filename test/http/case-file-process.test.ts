@@ -576,6 +576,11 @@ describe('the self-audit', () => {
       2,
     ],
     [
+      'a stroke read in the painted cell under a 姓名 header, what is left of a ruling line',
+      (read: number) => [wordAt('姓名', 100, 180, 100, 0), read === 0 ? wordAt('张三', 100, 180, 150, 1) : wordAt('|', 196, 200, 150, 1)],
+      2,
+    ],
+    [
       'the line below a 姓名: whose name was painted on its line',
       (read: number) => [wordAt('姓名:', 100, 200, 100, 0), ...(read === 0 ? [wordAt('张三', 210, 290, 100, 0)] : []), wordAt('右肺上叶腺癌', 100, 280, 150, 1)],
       1,

@@ -216,12 +216,20 @@ const SAME_LABEL = 0.5;
  * photographed at a slant, its header row grouped with the row below), unless the first reading
  * read the label with its value on its line (once that value is painted and filled the label
  * reads open, and the line below it is another line of the form), or they begin with a label
- * (another field). Data read by text is, unless it is text the first reading read there (see
- * isEarlierTextReadAgain).
+ * (another field), or they are no more than a stroke. Data read by text is, unless it is text
+ * the first reading read there (see isEarlierTextReadAgain).
  */
 function isReadData(item: Located, before: FirstReading, paint: readonly Quad[]): boolean {
   if (item.evidence !== 'cell') return !isEarlierTextReadAgain(item, before.earlierText, paint);
-  return !startsWithLabel(item.text) && coveredShare(item.label!, before.valuedLabels) < SAME_LABEL;
+  return isLegibleCell(item.text) && !startsWithLabel(item.text) && coveredShare(item.label!, before.valuedLabels) < SAME_LABEL;
+}
+
+/**
+ * Whether a cell's words hold a Chinese character, or two letters or digits: a lone stroke is
+ * what a reader makes of what is left of a ruling line ("|" read in a painted name's cell).
+ */
+function isLegibleCell(text: string): boolean {
+  return HAN.test(text) || comparableChars(text).length >= 2;
 }
 
 function blindAudit(work: PageWork, share: number): UnreadablePage {
