@@ -105,9 +105,8 @@ function labelFindings(rawLine: string): { labels: LabelMatch[]; found: Finding[
  * photographed at a slant, its name in the cell below).
  */
 export function labelsWithValues(rawLine: string): OpenLabel[] {
-  const line = toHalfWidth(rawLine);
-  const { labels, found } = labelFindings(line);
-  const isValue = (finding: Detection) => finding.rule === RULE && (finding.kind !== 'name' || LETTER.test(line.slice(finding.start, finding.end)));
+  const { labels, found } = labelFindings(rawLine);
+  const isValue = (finding: Detection) => finding.rule === RULE && (finding.kind !== 'name' || LETTER.test(rawLine.slice(finding.start, finding.end)));
   return found.flatMap((finding, index) => (isDetection(finding) && isValue(finding) ? [{ start: labels[index]!.start, end: labels[index]!.end, kind: finding.kind }] : []));
 }
 

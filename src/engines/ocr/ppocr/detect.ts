@@ -7,9 +7,8 @@
  * probability inside it reaches the box score, is unclipped and scaled back to the page.
  */
 import type { Box } from '../../types.js';
-import { boundingBox, insideQuad, pointInQuad, type Point, type Quad } from '../plane.js';
+import { boundingBox, distance, insideQuad, pointInQuad, type Point, type Quad } from '../plane.js';
 import { mapRegions } from './map-regions.js';
-import { distance } from '../plane.js';
 import { lineQuad, minAreaRect, unclip, type RotatedRect } from './geometry.js';
 import { detectorView, giveBackView, type RgbImage } from './image.js';
 import { writeLitNormalised } from './lit-normalised.js';

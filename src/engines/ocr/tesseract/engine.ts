@@ -103,8 +103,7 @@ export class TesseractOcrEngine implements OcrEngine {
       return Promise.reject(new GatewayError('engine_unavailable', `the ocr engine is ${this.lifecycle.state}`));
     }
     const eraseLines = options?.eraseRulingLines ?? false;
-    let perspective: PagePerspective | undefined;
-    const read = (input: Buffer, rotation: number) =>
+    const readIn = (perspective: PagePerspective | undefined) => (input: Buffer, rotation: number) =>
       pool.use(signal, async (worker) => {
         const view = await turnedView(input, rotation, eraseLines, perspective);
         const { data } = await worker.recognize(view.image, { rotateAuto: true }, { text: false, blocks: true });
@@ -114,7 +113,7 @@ export class TesseractOcrEngine implements OcrEngine {
       });
     const reading = prepareForTesseract(image, eraseLines).then(async (prepared) => {
       // The first reading's perspective is in the page's pixels; the prepared page is scaled.
-      if (options?.perspective) perspective = { p: options.perspective.p / prepared.scale, q: options.perspective.q / prepared.scale };
+      const read = readIn(options?.perspective && { p: options.perspective.p / prepared.scale, q: options.perspective.q / prepared.scale });
       const page = options?.rotation === undefined ? await readUpright(prepared.image, read) : await readTurned(prepared.image, options.rotation, read);
       return scaledPage(page, 1 / prepared.scale);
     });

@@ -217,14 +217,18 @@ export async function turnedView(prepared: Buffer, rotation: number, eraseLines:
   const turned = sharp(prepared).rotate(rotation, { background: '#ffffff' });
   if (!perspective && (!eraseLines || isQuarterTurn(rotation))) return { image: await turned.png(HANDED_OVER_PNG).toBuffer() };
   const { data, info } = await turned.toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
-  const { width = 0, height = 0 } = await sharp(prepared).metadata();
-  const seen = perspective ? flattened({ data, width: info.width, height: info.height }, perspective, Math.max(width, height)) : undefined;
+  const seen = perspective ? flattened({ data, width: info.width, height: info.height }, perspective, await longestSide(prepared)) : undefined;
   const view = seen?.pixels ?? { data, width: info.width, height: info.height };
   if (eraseLines) eraseRulingLines(view.data, view.width, view.height);
   const image = await sharp(view.data, { raw: { width: view.width, height: view.height, channels: 1 } })
     .png(HANDED_OVER_PNG)
     .toBuffer();
   return { image, ...(seen ? { flat: { toTurned: seen.toTurned, turned: { width: info.width, height: info.height } } } : {}) };
+}
+
+async function longestSide(image: Buffer): Promise<number> {
+  const { width = 0, height = 0 } = await sharp(image).metadata();
+  return Math.max(width, height);
 }
 
 /** A flat view keeps its nearest text at the prepared page's scale; the far text grows to match (within MAX_SIDE). */
