@@ -8,7 +8,7 @@
  */
 import type { Box, OcrPage } from '../../engines/types.js';
 import {
-  cellBelow, endsLine, findPersonalData, firstWordRightOf, heightOf, labelsWithValues, pageLines, RIGHT_REACH_HEIGHTS, spanBox, union, UNREAD_VALUE_RULE, wordsRightOf,
+  cellBelow, endsLine, findLineData, firstWordRightOf, heightOf, labelsWithValues, pageLines, RIGHT_REACH_HEIGHTS, spanBox, union, UNREAD_VALUE_RULE, wordsRightOf,
   type OpenLabel, type PageLine, type PersonalKind,
 } from '../personal-data/index.js';
 import { isQuarterTurn } from '../../engines/ocr/index.js';
@@ -126,7 +126,7 @@ export function personalRegions(page: OcrPage): PersonalRegion[] {
   const lines = pageLines(page);
   const boundingLines = readAsPrinted(page) ? lines : [];
   for (const line of lines) {
-    const findings = findPersonalData(line.text);
+    const findings = findLineData(line);
     for (const detection of findings.detections) {
       const end = throughTrailingPunctuation(line, detection.end);
       const box = spanBox(page, line, detection.start, end);
@@ -181,7 +181,7 @@ function runsBesideData(line: PageLine, detections: ReadonlyArray<{ start: numbe
 /** What the page was read with besides its data: each word, less any datum in it, with its box. */
 export function textBesideData(page: OcrPage): ReadText[] {
   return pageLines(page).flatMap((line) =>
-    runsBesideData(line, findPersonalData(line.text).detections).flatMap(([start, end]) => {
+    runsBesideData(line, findLineData(line).detections).flatMap(([start, end]) => {
       const box = spanBox(page, line, start, end);
       return box ? [{ box, text: line.text.slice(start, end) }] : [];
     }),

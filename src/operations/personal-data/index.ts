@@ -44,7 +44,9 @@
 import { scanLabels, wholeLabel } from './label-scanner.js';
 import { detectEmails } from './email.js';
 import { detectLabelledValues } from './labelled-value.js';
-import { detectLongIdentifiers } from './long-identifier.js';
+import { crossesColumnGap } from './layout.js';
+import type { PageLine } from './lines.js';
+import { detectLongIdentifiers, DIGIT_GROUPS_RULE } from './long-identifier.js';
 import { detectNameBeforeSex } from './name-before-sex.js';
 import { mergeDetections } from './merge.js';
 import { detectPassports } from './passport.js';
@@ -52,7 +54,7 @@ import { detectPhones } from './phone.js';
 import { detectResidentIds } from './resident-id.js';
 import { detectStreetAddresses } from './street-address.js';
 import { toHalfWidth } from './text.js';
-import type { LineFindings, PersonalKind } from './types.js';
+import type { Detection, LineFindings, PersonalKind } from './types.js';
 
 export type { Detection, LineFindings, OpenLabel, PersonalKind } from './types.js';
 export { detectLabelledValues, GUESSED_VALUE_RULE, labelsWithValues, UNREAD_VALUE_RULE } from './labelled-value.js';
@@ -68,10 +70,18 @@ export { cellBelow, endsLine, firstWordRightOf, heightOf, RIGHT_REACH_HEIGHTS, s
 
 const UNLABELLED_DETECTORS = [detectResidentIds, detectPhones, detectEmails, detectPassports, detectStreetAddresses, detectLongIdentifiers, detectNameBeforeSex];
 
-export function findPersonalData(line: string): LineFindings {
+export function findPersonalData(line: string, isDatum: (detection: Detection) => boolean = () => true): LineFindings {
   const labelled = detectLabelledValues(line);
-  const unlabelled = UNLABELLED_DETECTORS.flatMap((detect) => detect(line));
+  const unlabelled = UNLABELLED_DETECTORS.flatMap((detect) => detect(line)).filter(isDatum);
   return { detections: mergeDetections([...labelled.detections, ...unlabelled]), openLabels: labelled.openLabels };
+}
+
+/**
+ * findPersonalData on a line of a page, whose words' places are known: digit groups a column
+ * apart are two numbers, not one that OCR cut into cells.
+ */
+export function findLineData(line: PageLine): LineFindings {
+  return findPersonalData(line.text, (detection) => detection.rule !== DIGIT_GROUPS_RULE || !crossesColumnGap(line, detection.start, detection.end));
 }
 
 /** Spaces and separators OCR may put in or after a label: "姓 名：", "Passport No." */

@@ -12,6 +12,8 @@ import type { PageLine } from './lines.js';
 
 /** Words closer than this many line heights belong to one value ("孟 丁", "9005 1065"). */
 const VALUE_GAP_HEIGHTS = 1.5;
+/** A blank this many line heights wide between two words of a line parts columns (a form's, a table's). */
+const COLUMN_GAP_HEIGHTS = 3;
 /** A value to the right of its label starts within this many line heights of it. */
 export const RIGHT_REACH_HEIGHTS = 3;
 /** The longest value taken to the right of, or below, a label, in line heights. */
@@ -54,6 +56,21 @@ function partOfWord(word: OcrWord, box: Box, from: number, to: number): Box {
   const last = [...word.text.slice(0, to)].length;
   const placed = word.chars.slice(first, Math.max(first + 1, last));
   return placed.length ? union(placed) : boxOfChars(word.text, box, from, to);
+}
+
+/** Whether characters [start, end) of a line stand on both sides of a blank that parts columns. */
+export function crossesColumnGap(line: PageLine, start: number, end: number): boolean {
+  let previous = -1;
+  for (let char = start; char < end; char++) {
+    const position = line.wordOf[char]!;
+    if (position < 0 || position === previous) continue;
+    if (previous >= 0) {
+      const [left, right] = [line.boxes[previous]!, line.boxes[position]!];
+      if (right.x0 - left.x1 > COLUMN_GAP_HEIGHTS * Math.max(heightOf(left), heightOf(right))) return true;
+    }
+    previous = position;
+  }
+  return false;
 }
 
 /** Whether a label ending at character `end` of its line is the last thing on the line. */

@@ -13,8 +13,10 @@ const TOKEN = /(?<![A-Za-z0-9.])[A-Za-z0-9]+(?![A-Za-z0-9]|\.\d)/gu;
 /**
  * Groups of 4 or more digits a space or two apart, one number that OCR cut into cells
  * ("9005  1065"); groups this long are no lab value or range, which OCR splits at 3 digits at most.
+ * Cells side by side: on a page, groups a column apart are two numbers (see findLineData).
  */
 const DIGIT_GROUPS = /(?<![\d.])\d{4,}(?: {1,2}\d{4,})+(?![\d.])/gu;
+export const DIGIT_GROUPS_RULE = 'digit-groups';
 const MIN_DIGIT_RUN = 9;
 const MIN_UNDATED_RUN = 7;
 const DATE_LENGTH = 8;
@@ -33,5 +35,6 @@ export function detectLongIdentifiers(rawLine: string): Detection[] {
   const line = toHalfWidth(rawLine);
   const tokens = [...line.matchAll(TOKEN)].filter((match) => isIdentifier(match[0]));
   const groups = [...line.matchAll(DIGIT_GROUPS)].filter((match) => match[0].replace(/ /gu, '').length >= DATE_LENGTH);
-  return [...tokens, ...groups].map((match) => ({ start: match.index, end: match.index + match[0].length, kind: 'identifier' as const, rule: 'long-identifier' }));
+  const detection = (rule: string) => (match: RegExpMatchArray) => ({ start: match.index!, end: match.index! + match[0].length, kind: 'identifier' as const, rule });
+  return [...tokens.map(detection('long-identifier')), ...groups.map(detection(DIGIT_GROUPS_RULE))];
 }

@@ -17,7 +17,7 @@
 import { removeCjkSpaces } from '../../engines/ocr/index.js';
 import type { OcrPage, OcrWord } from '../../engines/types.js';
 import { cancerTypeOf } from './cancer-types.js';
-import { findPersonalData } from './index.js';
+import { findLineData } from './index.js';
 import { scanLabels, type LabelMatch } from './label-scanner.js';
 import { GUESSED_VALUE_RULE } from './labelled-value.js';
 import { cellBelow, endsLine, firstWordRightOf, spanBox, wordsRightOf } from './layout.js';
@@ -131,7 +131,7 @@ function readLine(page: OcrPage, line: PageLine, readings: Readings): void {
   const text = toHalfWidth(line.text);
   readings.lines.push(text);
   const labels = scanLabels(text).filter((label) => label.category !== 'not-label');
-  const findings = findPersonalData(line.text);
+  const findings = findLineData(line);
   for (const detection of findings.detections) {
     // A name guessed at in a run of text is painted by de-identification, never returned: its label is open, and the layout may give its value.
     if (detection.kind !== 'name' || detection.rule === GUESSED_VALUE_RULE) continue;

@@ -137,6 +137,17 @@ describe('lines and character boxes', () => {
     expect(line!.text).toBe('门诊号: 9005 1065');
     expect(spanBox(ocr, line!, 5, 14)).toEqual({ x0: 160, y0: 0, x1: 340, y1: 40 });
   });
+
+  it('digit groups are one number cut into cells side by side, two numbers a column apart', () => {
+    const cells = page([word('9005', 0, 0, 80, 0), word('1065', 120, 0, 200, 0)]);
+    expect(personalRegions(cells).map((region) => [region.kind, region.box])).toEqual([['identifier', { x0: 0, y0: 0, x1: 200, y1: 40 }]]);
+    // A reader's misreading of a corner mark ("Lin7527") on the row of a date at the far edge.
+    const columns = page([word('Lin7527', 0, 0, 140, 0), word('2016', 900, 0, 980, 0), word('08', 990, 0, 1030, 0)]);
+    expect(personalRegions(columns)).toEqual([]);
+    // A number whole in one word is read as it was, wherever its neighbour stands.
+    const whole = page([word('90051065', 0, 0, 160, 0), word('2016', 900, 0, 980, 0)]);
+    expect(personalRegions(whole).map((region) => region.box.x1)).toEqual([160]);
+  });
 });
 
 describe('label-value layout', () => {
