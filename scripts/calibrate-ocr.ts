@@ -15,6 +15,7 @@
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import '../src/engines/ocr/ppocr/no-telemetry.js';
 import ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { sha256OfFile } from '../src/platform/models/checksums.js';

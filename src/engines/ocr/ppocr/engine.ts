@@ -7,6 +7,7 @@
  * cannot be loaded.
  */
 import type { Worker } from 'node:worker_threads';
+import './no-telemetry.js';
 import { GatewayError, isGatewayError } from '../../../errors.js';
 import type { Logger } from '../../../platform/logger.js';
 import { raiseWorkerOldSpaceFloor, siblingWorker } from '../../../platform/process/index.js';

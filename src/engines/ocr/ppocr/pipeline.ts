@@ -15,6 +15,7 @@
  * the detector saw plumb). A page read at a turn already known (the de-identification audit) is
  * turned by it and read upright.
  */
+import './no-telemetry.js';
 import ort from 'onnxruntime-node';
 import type { Box, OcrPage, PageLie, PagePerspective } from '../../types.js';
 import { closerLines, closerSide, detectionInput, giveBackTensor, linesLost, plannedSide, textRegions, type DetectionInput, type DetectionSettings } from './detect.js';

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import '../../../../src/engines/ocr/ppocr/no-telemetry.js';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { packagedModelFiles } from '../../../../src/engines/ocr/ppocr/models.js';
