@@ -595,7 +595,7 @@ describe('the self-audit', () => {
     });
   });
 
-  it('withholds a page whose text the paint nicked and the audit cannot read again: what is left of it cannot be vouched for', async () => {
+  it('paints whole a word the paint nicked and the audit cannot read again, and audits the page again: what is left of it cannot be vouched for', async () => {
     /** Reads the form, then, on the painted page, no longer reads the label the name's paint nicked. */
     class NickedLabelLostOcr extends DriftingNameOcr {
       override async recognize(image: Buffer, signal: AbortSignal, options?: RecognizeOptions): Promise<OcrPage> {
@@ -604,6 +604,20 @@ describe('the self-audit', () => {
       }
     }
     await withEngines({ ocr: new NickedLabelLostOcr(0) }, async (gateway) => {
+      const { status, json } = await post(gateway, [file(2, 'report1.png')]);
+      expect(status).toBe(200);
+      // The name, and its label painted whole as part of it.
+      expect(json.results[0].page_redactions).toEqual([{ name: 2 }]);
+      expect(await auditMetric(gateway, 'clean_after_retry')).toBe(1);
+    });
+  });
+
+  it('withholds a page whose nicked words the audit cannot read again round after round, each painted whole nicking the next', async () => {
+    // Narrow words set close: each one's paint reaches a third into the next. On the painted page
+    // the reader reads only the clinical line: the row of the name is lost.
+    const row = [wordAt('乙', 260, 280, 100, 0), wordAt('甲', 280, 300, 100, 0), wordAt('姓名:', 300, 400, 100, 0), wordAt('张三', 410, 490, 100, 0)];
+    const form = new ScriptedOcr((read) => [...(read === 0 ? row : []), CLINICAL_LINE(300, 1)]);
+    await withEngines({ ocr: form }, async (gateway) => {
       const { status, json } = await post(gateway, [file(2, 'report1.png')]);
       expect(status).toBe(422);
       expect(json.error).toMatchObject({ kind: 'deidentification_failed', retryable: false });

@@ -20,7 +20,8 @@
  * reading, and counts only data read mostly outside it that the first reading did not already
  * read there as something else (see isEarlierTextReadAgain): paint changes what stands beside a
  * label, not what the page says. Besides what the detectors read in a line, the words in a
- * table's cell below an open label are data (see isReadData).
+ * table's cell below an open label are data (see isReadData), and so is a word the paint covers
+ * in part that the first reader cannot read again (see unreadNicked): it is painted whole.
  */
 import sharp from 'sharp';
 import type { PageRaster } from '../../documents/index.js';
@@ -97,7 +98,8 @@ interface Located {
   /** As read: the glyphs, which must lie under solid paint. */
   core: Quad;
   kind: PersonalKind;
-  evidence: PersonalRegion['evidence'];
+  /** Besides a region's evidence, `nicked`: a word the paint of a datum covers in part, which the audit could not read again. */
+  evidence: PersonalRegion['evidence'] | 'nicked';
   text: string;
   /** A cell's label, which heads its column. */
   label?: Quad;
@@ -147,6 +149,9 @@ export async function redactPage(work: PageWork): Promise<RedactedPage> {
     survivors = await work.timeStage('audit', () => surviving(encoded, painted, before, work));
     if (!survivors.length) return { encoded, redactions: countByKind(painted), outcome: audit === 1 ? 'clean' : 'clean_after_retry' };
     painted.push(...survivors);
+  }
+  if (survivors.every((item) => item.evidence === 'nicked')) {
+    throw new UnreadablePage(`page ${work.pageNumber}: text the paint covers in part could not be read again, so what is left of it cannot be vouched for; the file is withheld`);
   }
   const kinds = [...new Set(survivors.map((item) => item.kind))].join(', ');
   throw new GatewayError(
@@ -202,8 +207,8 @@ async function surviving(encoded: Buffer, painted: readonly Located[], before: F
       work.onReadShare?.(reader, share);
       if (share < work.minReadShare) throw blindAudit(work, share);
     }
-    if (reader === 'first') requireNickedReadAgain(nicked, readAgain, work);
-    return locate(reading, frame, 'read').filter((item) => coveredShare(item.core, paint) < COVERED && isReadData(item, before, paint));
+    const data = locate(reading, frame, 'read').filter((item) => coveredShare(item.core, paint) < COVERED && isReadData(item, before, paint));
+    return reader === 'first' ? [...data, ...unreadNicked(nicked, readAgain, painted)] : data;
   });
 }
 
@@ -287,18 +292,21 @@ function nickedWords(reading: OcrPage, raster: RasterFrame, paint: readonly Quad
   return reading.words.flatMap((word) => {
     const core = toRaster(word.box, reading, raster);
     const share = coveredShare(core, paint);
-    return share > 0 && share < PAINTED_OVER && comparableChars(word.text).length ? [{ box: core, core, text: word.text }] : [];
+    return share > 0 && share < PAINTED_OVER && comparableChars(word.text).length ? [{ box: toRaster(padded(word.box), reading, raster), core, text: word.text }] : [];
   });
 }
 
 /**
  * The first reader reads the page again in the same view: a nicked word it does not read again at
- * all is one the paint has changed past reading, and what is left of it cannot be vouched for.
+ * all is one the paint has changed past reading, and what is left of it cannot be vouched for. It
+ * is painted whole, as part of the datum whose paint nicked it (its kind), and audited again.
  */
-function requireNickedReadAgain(nicked: readonly EarlierText[], readAgain: CharsReadAgain, work: PageWork): void {
-  if (nicked.some((word) => readAgain(word) === 0)) {
-    throw new UnreadablePage(`page ${work.pageNumber}: text the paint covers in part could not be read again, so what is left of it cannot be vouched for; the file is withheld`);
-  }
+function unreadNicked(nicked: readonly EarlierText[], readAgain: CharsReadAgain, painted: readonly Located[]): Located[] {
+  return nicked.flatMap((word) => {
+    if (readAgain(word) > 0) return [];
+    const nicker = painted.find((item) => coveredShare(word.core, [item.box]) > 0)!;
+    return [{ box: word.box, core: word.core, kind: nicker.kind, evidence: 'nicked' as const, text: word.text }];
+  });
 }
 
 /** Whether a reading's word lies over the quad: a share of the quad's middle under it, or its centre inside. */
