@@ -340,13 +340,37 @@ const HAN_CHARACTERS = /\p{Script=Han}/gu;
  * common with them, or none at all where they had some. A Chinese character they did not have is
  * read data ("周" beside 配偶, where OCR drew the label's box over the first character of the
  * name), and so is a reading where the first one read junk ("REN" where it read "=EN").
+ * A number read as an identifier is that text again when its digits are theirs, in order, and
+ * they set them apart with more than spaces (see isSameNumberRunTogether).
  */
-export function isEarlierTextReadAgain(item: Pick<Located, 'core' | 'text'>, earlierText: ReadonlyArray<Pick<EarlierText, 'box' | 'text'>>, paint: readonly Quad[]): boolean {
+export function isEarlierTextReadAgain(item: Pick<Located, 'core' | 'text' | 'kind'>, earlierText: ReadonlyArray<Pick<EarlierText, 'box' | 'text'>>, paint: readonly Quad[]): boolean {
   const under = earlierText.filter((read) => coveredShare(item.core, [read.box]) >= MIN_SHARE_ON_EARLIER_WORD);
   const textUnder = under.map((read) => read.text).join('');
   const han = item.text.match(HAN_CHARACTERS) ?? [];
-  const alike = han.length ? han.some((char) => textUnder.includes(char)) : HAN.test(textUnder);
+  const alike = han.length ? han.some((char) => textUnder.includes(char)) : HAN.test(textUnder) || (item.kind === 'identifier' && isSameNumberRunTogether(item.text, textUnder));
   return alike && coveredShare(item.core, [...under.map((read) => read.box), ...paint]) >= MIN_SHARE_ON_EARLIER_TEXT;
+}
+
+/**
+ * Whether an identifier an audit reading read is clinical text the first reading read there with
+ * its separators, run together: tesseract drops a date's dashes and colon ("2016-08-24 10:30" →
+ * "201608241030") or glues a stage to its code ("T2aN2M0, ICD-10 C34.1" → "T2aN2MOICD10CG341",
+ * one 0 taken for O). Its digits are among theirs, in order; a digit they did not have is read
+ * data. Numbers set apart by spaces alone ("555 201 7788") were judged as a series of values, and
+ * one run together is data.
+ */
+function isSameNumberRunTogether(datum: string, earlier: string): boolean {
+  const digits = datum.match(/\d/gu) ?? [];
+  let next = 0;
+  let first = -1;
+  let last = -1;
+  for (let at = 0; at < earlier.length && next < digits.length; at++) {
+    if (earlier[at] !== digits[next]) continue;
+    if (first < 0) first = at;
+    last = at;
+    next++;
+  }
+  return digits.length > 0 && next === digits.length && /[^\d\s]/u.test(earlier.slice(first, last + 1));
 }
 
 /** Mean grey (0–255) under which painted pixels count as solid; JPEG rings only at the paint's edges. */

@@ -6,6 +6,7 @@ import { boxOfChars } from '../../../src/engines/ocr/line-text.js';
 import { pageLines } from '../../../src/operations/personal-data/lines.js';
 import { personalRegions } from '../../../src/operations/case-file-process/locate.js';
 import { spanBox } from '../../../src/operations/personal-data/layout.js';
+import type { PersonalKind } from '../../../src/operations/personal-data/index.js';
 import { coveredShare, isEarlierTextReadAgain } from '../../../src/operations/case-file-process/redact-page.js';
 
 const word = (text: string, x0: number, y0: number, x1: number, line: number, y1 = y0 + 40): OcrWord => ({
@@ -263,7 +264,7 @@ describe('audit coverage', () => {
 
 describe('the audit: text read there before', () => {
   const before = (text: string, x0: number, x1: number) => ({ text, box: quadOf({ x0, y0: 0, x1, y1: 40 }) });
-  const read = (text: string, x0: number, x1: number) => ({ text, core: quadOf({ x0, y0: 2, x1, y1: 38 }) });
+  const read = (text: string, x0: number, x1: number, kind: PersonalKind = 'name') => ({ text, kind, core: quadOf({ x0, y0: 2, x1, y1: 38 }) });
   const paint = [quadOf({ x0: 0, y0: -4, x1: 100, y1: 44 })];
 
   it.each([
@@ -289,5 +290,24 @@ describe('the audit: text read there before', () => {
 
   it('a variant read away from that text is data', () => {
     expect(isEarlierTextReadAgain(read('生别', 400, 480), [before('性别', 110, 200)], paint)).toBe(false);
+  });
+
+  it.each([
+    ['201608241030', 'Discharge: 2016-08-24 10:30'],
+    ['T2aN2MOICD10CG341', 'T2aN2M0, ICD-10 C34.1'],
+  ])('an identifier %s read where the first reading had %s is that text run together', (text, readFirst) => {
+    expect(isEarlierTextReadAgain(read(text, 120, 290, 'identifier'), [before(readFirst, 110, 300)], [])).toBe(true);
+  });
+
+  it.each([
+    ['a digit it did not have', '201608241039', 'Discharge: 2016-08-24 10:30'],
+    ['digits in another order', '201608241003', 'Discharge: 2016-08-24 10:30'],
+    ['numbers it set apart by spaces alone', '5552017788', 'Tel 555 201 7788'],
+  ])('an identifier read where the first reading had %s is data', (_what, text, readFirst) => {
+    expect(isEarlierTextReadAgain(read(text, 120, 290, 'identifier'), [before(readFirst, 110, 300)], [])).toBe(false);
+  });
+
+  it('digits the first reading read there are read again only as an identifier', () => {
+    expect(isEarlierTextReadAgain(read('2016 0824', 120, 290, 'phone'), [before('2016-08-24', 110, 300)], [])).toBe(false);
   });
 });
