@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { EngineName, EngineStatus } from '../contract/engines.js';
+import type { Quad } from './ocr/index.js';
 
 export type { EngineName, EngineState, EngineStatus } from '../contract/engines.js';
 
@@ -50,6 +51,12 @@ export interface OcrWord {
   line: number;
   /** One box per code point of `text`, when the reader places characters (PP-OCR does, from its CTC steps). */
   chars?: Box[];
+  /**
+   * With `chars`, where the reader knows its line's slant (PP-OCR): each character's part of its
+   * line, its first corner where the line begins and its top. A line of a page photographed at a
+   * slant runs aslant in this frame, and `chars` are the boxes round these.
+   */
+  charQuads?: Quad[];
 }
 
 /**

@@ -12,8 +12,8 @@ export { PpOcrEngine } from './ppocr/engine.js';
 export { packagedModelFiles } from './ppocr/models.js';
 export { prepareOcrModels } from './ppocr/prepare/prepare.js';
 export { boxOfChars, joinLine, removeCjkSpaces } from './line-text.js';
-export { boundingBox, insideQuad, isQuarterTurn, pointInQuad, quadOf, turnPoint, undoDeskew, unturnPoint, type Point, type Quad, type QuarterTurn, type Size } from './plane.js';
-export { homography, project } from './homography.js';
+export { boundingBox, distance, insideQuad, isQuarterTurn, pointInQuad, quadOf, turnPoint, undoDeskew, unturnPoint, type Point, type Quad, type QuarterTurn, type Size } from './plane.js';
+export { homography, project, type Homography } from './homography.js';
 
 /**
  * The OCR engine `settings.engine` names, with tesseract.js as its independent second reader (or

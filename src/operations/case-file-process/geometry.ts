@@ -8,7 +8,7 @@
  * cover the lines above and below a tilted line).
  */
 import type { PageRaster } from '../../documents/index.js';
-import { quadOf, undoDeskew, unturnPoint, type Point, type Quad } from '../../engines/ocr/index.js';
+import { distance, homography, project, quadOf, undoDeskew, unturnPoint, type Homography, type Point, type Quad } from '../../engines/ocr/index.js';
 import type { Box } from '../../engines/types.js';
 import type { OcrPage } from '../../engines/types.js';
 import type { Room } from './locate.js';
@@ -25,7 +25,55 @@ export function pointOnRaster(point: Point, read: ReadFrame, raster: RasterFrame
 
 /** The box's corners carried to the raster, in order: the reading's top-left corner first. */
 export function toRaster(box: Box, read: ReadFrame, raster: RasterFrame): Quad {
-  return quadOf(box).map((corner) => pointOnRaster(corner, read, raster)) as Quad;
+  return quadToRaster(quadOf(box), read, raster);
+}
+
+export function quadToRaster(quad: Quad, read: ReadFrame, raster: RasterFrame): Quad {
+  return quad.map((corner) => pointOnRaster(corner, read, raster)) as Quad;
+}
+
+/**
+ * A datum's part of its line where the page was not read as printed (a photo read straightened,
+ * or in its flat view), in the line's own frame: x along the line, y across it, its part the box
+ * [0, length] × [0, thickness]. A page photographed at a slant has rows that converge as it lies;
+ * they come back into the straightened page running up to 20° off level at 45° of tilt, and the
+ * box round a datum there stands as tall as the datum rises: its paint covered the rows above and
+ * below (a report's title and date beside its number). In this frame the datum is padded as on a
+ * level line, and painted turned with it.
+ */
+export interface LineFrame {
+  /** From the frame to the reading. */
+  toReading: Homography;
+  box: Box;
+}
+
+/** The frame of a run of characters of one line (their quads as the reader placed them, in order); undefined for none. */
+export function lineFrameOf(quads: readonly Quad[]): LineFrame | undefined {
+  const [first, last] = [quads[0], quads.at(-1)];
+  if (!first || !last) return undefined;
+  const part: Quad = [first[0], last[1], last[2], first[3]];
+  const length = (distance(part[0], part[1]) + distance(part[3], part[2])) / 2;
+  const thickness = (distance(part[0], part[3]) + distance(part[1], part[2])) / 2;
+  const box = { x0: 0, y0: 0, x1: length, y1: thickness };
+  return { toReading: homography(quadOf(box), part), box };
+}
+
+/** A box of the frame, as the quad it stands in in the reading. */
+export function outOfFrame({ toReading }: LineFrame, box: Box): Quad {
+  return quadOf(box).map((p) => project(toReading, p)) as Quad;
+}
+
+/**
+ * The blank beside a datum on its line, in its frame: where a word before and after it ends and
+ * begins (x in the reading), taken along the line's middle. Above and below it nothing bounds the
+ * paint, as on any page not read as printed.
+ */
+export function roomAlong(frame: LineFrame, room: Room): Room {
+  const middle = (frame.box.y0 + frame.box.y1) / 2;
+  const [start, end] = [project(frame.toReading, { x: frame.box.x0, y: middle }), project(frame.toReading, { x: frame.box.x1, y: middle })];
+  const along = (x: number | undefined) =>
+    x === undefined || Math.abs(end.x - start.x) < 1 ? undefined : frame.box.x0 + ((x - start.x) / (end.x - start.x)) * (frame.box.x1 - frame.box.x0);
+  return { x0: along(room.x0), x1: along(room.x1) };
 }
 
 /** Horizontal padding of a box estimated from its word's width, in line heights: proportional Latin print puts a name's start a quarter of its height or more off the estimate. */

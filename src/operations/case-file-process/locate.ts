@@ -8,11 +8,12 @@
  */
 import type { Box, OcrPage } from '../../engines/types.js';
 import {
-  cellBelow, endsLine, findLineData, firstWordRightOf, heightOf, labelsWithValues, pageLines, RIGHT_REACH_HEIGHTS, spanBox, union, UNREAD_VALUE_RULE, wordsRightOf,
+  cellBelow, endsLine, findLineData, firstWordRightOf, heightOf, labelsWithValues, pageLines, RIGHT_REACH_HEIGHTS, spanBox, spanCharQuads, union, UNREAD_VALUE_RULE, wordsRightOf,
   type OpenLabel, type PageLine, type PersonalKind,
 } from '../personal-data/index.js';
-import { isQuarterTurn } from '../../engines/ocr/index.js';
+import { isQuarterTurn, type Quad } from '../../engines/ocr/index.js';
 import { GatewayError } from '../../errors.js';
+import { lineFrameOf, type LineFrame } from './geometry.js';
 
 /**
  * The blank around a datum (OCR frame): on its line, where the word before it ends and the word
@@ -43,6 +44,8 @@ export interface PersonalRegion {
   text: string;
   /** A cell's label, which heads its column. */
   label?: Box;
+  /** A datum read on a line that runs aslant on a page not read as printed: its characters in their line's frame, where it is painted. */
+  along?: LineFrame;
 }
 
 /** Text as the page was read, where it was. */
@@ -121,6 +124,11 @@ function blankAboveAndBelow(lines: readonly PageLine[], own: PageLine, box: Box)
  */
 const readAsPrinted = (page: OcrPage) => isQuarterTurn(page.rotation) && !page.perspective;
 
+/** The frame of characters of a line (their quads), where the page was not read as printed: its boxes there stand aslant (see LineFrame). */
+export function lineFrame(page: OcrPage, quads: readonly Quad[] | undefined): LineFrame | undefined {
+  return readAsPrinted(page) || !quads ? undefined : lineFrameOf(quads);
+}
+
 export function personalRegions(page: OcrPage): PersonalRegion[] {
   const regions: PersonalRegion[] = [];
   const lines = pageLines(page);
@@ -135,7 +143,16 @@ export function personalRegions(page: OcrPage): PersonalRegion[] {
       const evidence = detection.rule === UNREAD_VALUE_RULE ? 'layout' : 'text';
       const text = line.text.slice(detection.start, detection.end);
       const room = { ...roomAround(line, detection.start, end), ...blankAboveAndBelow(boundingLines, line, box) };
-      regions.push({ box, kind: detection.kind, evidence, room, text, ...(isEstimated(page, line, detection.start, end) ? { estimated: true } : {}) });
+      const along = lineFrame(page, spanCharQuads(page, line, detection.start, end));
+      regions.push({
+        box,
+        kind: detection.kind,
+        evidence,
+        room,
+        text,
+        ...(isEstimated(page, line, detection.start, end) ? { estimated: true } : {}),
+        ...(along ? { along } : {}),
+      });
       if (isPartOfCode(detection.kind, text)) regions.push(...restOfField(box, room, detection.kind));
     }
     for (const label of findings.openLabels) regions.push(...labelValueRegions(page, line, label));

@@ -26,11 +26,11 @@
 import sharp from 'sharp';
 import type { PageRaster } from '../../documents/index.js';
 import { boundingBox, insideQuad, pointInQuad, type Quad } from '../../engines/ocr/index.js';
-import type { AuditReader, OcrPage, PageLie } from '../../engines/types.js';
+import type { AuditReader, Box, OcrPage, PageLie } from '../../engines/types.js';
 import { GatewayError } from '../../errors.js';
 import { startsWithLabel, type PersonalKind } from '../personal-data/index.js';
-import { padded, toRaster, type RasterFrame } from './geometry.js';
-import { isCode, labelsWithTheirValues, personalRegions, textBesideData, type PersonalRegion } from './locate.js';
+import { outOfFrame, padded, quadToRaster, roomAlong, toRaster, type LineFrame, type RasterFrame } from './geometry.js';
+import { isCode, labelsWithTheirValues, lineFrame, personalRegions, textBesideData, type PersonalRegion, type Room } from './locate.js';
 import { paintPage, type OutputFormat } from './output.js';
 import { fillWithSurroundings, meanIn } from './pixels.js';
 
@@ -128,13 +128,21 @@ function locate(reading: OcrPage, raster: RasterFrame, evidence: 'any' | 'read')
   return personalRegions(reading)
     .filter((region) => evidence === 'any' || region.evidence !== 'layout')
     .map((region) => ({
-      box: toRaster(padded(region.box, region.room, region.estimated, isCode(region.kind)), reading, raster),
-      core: toRaster(region.box, reading, raster),
+      ...onRaster(reading, raster, region.box, region.along, (box, room) => padded(box, room, region.estimated, isCode(region.kind)), region.room),
       kind: region.kind,
       evidence: region.evidence,
       text: region.text,
       ...(region.label ? { label: toRaster(region.label, reading, raster) } : {}),
     }));
+}
+
+/** A box of the reading padded by `pad` (what is painted) and as read, on the raster: in its line's frame, turned with it, where it has one. */
+function onRaster(reading: OcrPage, raster: RasterFrame, box: Box, along: LineFrame | undefined, pad: (box: Box, room: Room | undefined) => Box, room?: Room): Pick<Located, 'box' | 'core'> {
+  if (!along) return { box: toRaster(pad(box, room), reading, raster), core: toRaster(box, reading, raster) };
+  return {
+    box: quadToRaster(outOfFrame(along, pad(along.box, room && roomAlong(along, room))), reading, raster),
+    core: quadToRaster(outOfFrame(along, along.box), reading, raster),
+  };
 }
 
 export async function redactPage(work: PageWork): Promise<RedactedPage> {
@@ -290,9 +298,9 @@ function charsReadAgain(reading: OcrPage, frame: RasterFrame): CharsReadAgain {
  */
 function nickedWords(reading: OcrPage, raster: RasterFrame, paint: readonly Quad[]): EarlierText[] {
   return reading.words.flatMap((word) => {
-    const core = toRaster(word.box, reading, raster);
+    const { box, core } = onRaster(reading, raster, word.box, lineFrame(reading, word.charQuads), (own) => padded(own));
     const share = coveredShare(core, paint);
-    return share > 0 && share < PAINTED_OVER && comparableChars(word.text).length ? [{ box: toRaster(padded(word.box), reading, raster), core, text: word.text }] : [];
+    return share > 0 && share < PAINTED_OVER && comparableChars(word.text).length ? [{ box, core, text: word.text }] : [];
   });
 }
 

@@ -66,7 +66,7 @@ export { detectPassports } from './passport.js';
 export { detectStreetAddresses } from './street-address.js';
 export { mergeDetections } from './merge.js';
 export { pageLines, type PageLine } from './lines.js';
-export { cellBelow, endsLine, firstWordRightOf, heightOf, RIGHT_REACH_HEIGHTS, spanBox, union, wordsRightOf } from './layout.js';
+export { cellBelow, endsLine, firstWordRightOf, heightOf, RIGHT_REACH_HEIGHTS, spanBox, spanCharQuads, union, wordsRightOf } from './layout.js';
 
 const UNLABELLED_DETECTORS = [detectResidentIds, detectPhones, detectEmails, detectPassports, detectStreetAddresses, detectLongIdentifiers, detectNameBeforeSex];
 

@@ -6,7 +6,7 @@
  * - below the label, in tables: the cell of the next row whose centre lies in the label's column
  *   (the column runs to the next word of the header row).
  */
-import { boxOfChars } from '../../engines/ocr/index.js';
+import { boxOfChars, type Quad } from '../../engines/ocr/index.js';
 import type { Box, OcrPage, OcrWord } from '../../engines/types.js';
 import type { PageLine } from './lines.js';
 
@@ -44,6 +44,23 @@ export function spanBox(page: OcrPage, line: PageLine, start: number, end: numbe
     parts.push(partOfWord(page.words[line.words[position]!]!, line.boxes[position]!, Math.min(...chars), Math.max(...chars) + 1));
   }
   return parts.length ? union(parts) : undefined;
+}
+
+/**
+ * The quads of characters [start, end) of a line, in order (see OcrWord.charQuads); undefined
+ * unless its reader placed every one of them so.
+ */
+export function spanCharQuads(page: OcrPage, line: PageLine, start: number, end: number): Quad[] | undefined {
+  const quads: Quad[] = [];
+  for (let char = start; char < end; char++) {
+    const position = line.wordOf[char]!;
+    if (position < 0) continue;
+    const word = page.words[line.words[position]!]!;
+    const quad = word.charQuads?.[[...word.text.slice(0, line.offsetInWord[char]!)].length];
+    if (!quad) return undefined;
+    if (quads.at(-1) !== quad) quads.push(quad);
+  }
+  return quads;
 }
 
 /**

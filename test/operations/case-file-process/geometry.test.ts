@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Box, OcrPage, OcrWord } from '../../../src/engines/types.js';
-import { padded, toRaster } from '../../../src/operations/case-file-process/geometry.js';
-import { boundingBox, quadOf } from '../../../src/engines/ocr/plane.js';
+import { outOfFrame, padded, roomAlong, toRaster } from '../../../src/operations/case-file-process/geometry.js';
+import { boundingBox, insideQuad, quadOf, type Point, type Quad } from '../../../src/engines/ocr/plane.js';
 import { boxOfChars } from '../../../src/engines/ocr/line-text.js';
 import { pageLines } from '../../../src/operations/personal-data/lines.js';
 import { personalRegions } from '../../../src/operations/case-file-process/locate.js';
@@ -148,6 +148,56 @@ describe('lines and character boxes', () => {
     // A number whole in one word is read as it was, wherever its neighbour stands.
     const whole = page([word('90051065', 0, 0, 160, 0), word('2016', 900, 0, 980, 0)]);
     expect(personalRegions(whole).map((region) => region.box.x1)).toEqual([160]);
+  });
+});
+
+/**
+ * A word on a line rising 15° to the right, as PP-OCR places it on a photo read straightened: each
+ * character a 30 × 40 part of the line (its quad) and the box round it.
+ */
+function slantedWord(text: string, start: Point, line = 0): OcrWord {
+  const [along, across] = [{ x: Math.cos(-Math.PI / 12), y: Math.sin(-Math.PI / 12) }, { x: Math.sin(Math.PI / 12), y: Math.cos(Math.PI / 12) }];
+  const at = (s: number, t: number): Point => ({ x: start.x + along.x * s + across.x * t, y: start.y + along.y * s + across.y * t });
+  const charQuads = [...text].map((_, i): Quad => [at(30 * i, 0), at(30 * (i + 1), 0), at(30 * (i + 1), 40), at(30 * i, 40)]);
+  const chars = charQuads.map((quad) => boundingBox(quad));
+  return { text, confidence: 90, box: boundingBox(charQuads.flat()), line, chars, charQuads };
+}
+
+describe('data on a line read aslant', () => {
+  const number = slantedWord('门诊号:90051065', { x: 100, y: 400 });
+  const straightened = page([number], { rotation: 20 });
+
+  it('are their part of the line, painted turned with it: not the rows the box round them reaches', () => {
+    const [region] = personalRegions(straightened);
+    expect(region!.text).toBe('90051065');
+    const core = outOfFrame(region!.along!, region!.along!.box);
+    const [first, last] = [number.charQuads![4]!, number.charQuads![11]!];
+    [first[0], last[1], last[2], first[3]].forEach((corner, i) => {
+      expect(core[i]!.x).toBeCloseTo(corner.x, 6);
+      expect(core[i]!.y).toBeCloseTo(corner.y, 6);
+    });
+    const paint = outOfFrame(region!.along!, padded(region!.along!.box, region!.room && roomAlong(region!.along!, region!.room), false, true));
+    // Every corner of the datum's glyphs is under its paint.
+    for (const corner of core) expect(insideQuad({ x: corner.x + (corner.x > 300 ? -0.5 : 0.5), y: corner.y }, paint)).toBe(true);
+    // A row 1.2 line heights above the number's middle: inside the box round it, not under its paint.
+    const middle = { x: (core[0].x + core[2].x) / 2, y: (core[0].y + core[2].y) / 2 };
+    const rowAbove = { x: middle.x + 48 * Math.sin(-Math.PI / 12), y: middle.y - 48 * Math.cos(Math.PI / 12) };
+    expect(insideQuad(rowAbove, quadOf(padded(region!.box, region!.room, false, true)))).toBe(true);
+    expect(insideQuad(rowAbove, paint)).toBe(false);
+  });
+
+  it('are boxes as before on a page read as printed, and where the reader gave no quads', () => {
+    expect(personalRegions(page([number])).map((region) => region.along)).toEqual([undefined]);
+    const boxesOnly = { ...number, charQuads: undefined };
+    expect(personalRegions(page([boxesOnly], { rotation: 20 })).map((region) => region.along)).toEqual([undefined]);
+  });
+
+  it('stop where the word beside them begins, taken along their line', () => {
+    const frame = personalRegions(straightened)[0]!.along!;
+    const middle = (frame.box.y0 + frame.box.y1) / 2;
+    const end = outOfFrame(frame, { x0: frame.box.x1, y0: middle, x1: frame.box.x1, y1: middle })[0];
+    expect(roomAlong(frame, { x0: undefined, x1: end.x }).x1).toBeCloseTo(frame.box.x1, 6);
+    expect(roomAlong(frame, { x0: undefined, x1: undefined })).toEqual({ x0: undefined, x1: undefined });
   });
 });
 

@@ -6,7 +6,7 @@
  * words are the whitespace-separated runs of a line, each with one box per character.
  */
 import type { Box, OcrPage, OcrWord, PagePerspective } from '../../types.js';
-import { boundingBox, distance, normalDegrees, turnPoint, type Point, type Size } from '../plane.js';
+import { boundingBox, distance, normalDegrees, turnPoint, type Point, type Quad, type Size } from '../plane.js';
 import { homography, project } from '../homography.js';
 import { seenFlat } from '../perspective.js';
 import { rectQuad } from './geometry.js';
@@ -29,6 +29,7 @@ export interface ReadFrame {
 interface PlacedChar {
   char: string;
   box: Box;
+  quad: Quad;
   probability: number;
 }
 
@@ -67,8 +68,8 @@ function placeLine(reading: LineReading, turn: (p: Point) => Point, flat: (p: Po
     const next = chars[i + 1];
     const x0 = previous ? ((previous.last + c.first + 1) / 2) * pixelsPerStep : 0;
     const x1 = next ? ((c.last + next.first + 1) / 2) * pixelsPerStep : cropWidth;
-    const corners = [at(x0, 0), at(x1, 0), at(x1, RECOGNISER_HEIGHT), at(x0, RECOGNISER_HEIGHT)];
-    return { char: c.char, box: roundBox(boundingBox(corners)), probability: c.probability };
+    const corners: Quad = [at(x0, 0), at(x1, 0), at(x1, RECOGNISER_HEIGHT), at(x0, RECOGNISER_HEIGHT)];
+    return { char: c.char, box: roundBox(boundingBox(corners)), quad: corners, probability: c.probability };
   });
   const outline = [at(0, 0), at(cropWidth, 0), at(cropWidth, RECOGNISER_HEIGHT), at(0, RECOGNISER_HEIGHT)];
   const middle = RECOGNISER_HEIGHT / 2;
@@ -139,6 +140,7 @@ function wordsOf(line: PlacedLine, lineIndex: number): OcrWord[] {
       box: { x0: Math.min(...chars.map((b) => b.x0)), y0: Math.min(...chars.map((b) => b.y0)), x1: Math.max(...chars.map((b) => b.x1)), y1: Math.max(...chars.map((b) => b.y1)) },
       line: lineIndex,
       chars,
+      charQuads: current.map((c) => c.quad),
     });
     current = [];
   };

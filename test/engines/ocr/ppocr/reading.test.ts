@@ -224,6 +224,21 @@ describe('a page from its read lines', () => {
     expect(page.confidence).toBe(95);
   });
 
+  it('places each character of a line aslant by its part of the line, and by the box round that', () => {
+    // A line rising 1 px in 4 to the right, 128 × 48 along and across it.
+    const slanted: Quad = [{ x: 100, y: 300 }, { x: 224, y: 269 }, { x: 236, y: 315.6 }, { x: 112, y: 346.6 }];
+    const [word] = assemblePage([line('门诊号9', slanted)], frame()).words;
+    expect(word!.charQuads).toHaveLength(4);
+    word!.charQuads!.forEach((part, i) => {
+      const [box, round] = [word!.chars![i]!, boundingBox(part)];
+      for (const side of ['x0', 'y0', 'x1', 'y1'] as const) expect(Math.abs(box[side] - round[side])).toBeLessThanOrEqual(1);
+    });
+    // Consecutive characters share their side, and the first and last reach the line's ends.
+    expect(word!.charQuads![1]![0]).toEqual(word!.charQuads![0]![1]);
+    expect(word!.charQuads![0]![0]).toEqual(slanted[0]);
+    expect(word!.charQuads![3]![2]).toEqual(slanted[2]);
+  });
+
   it('groups the rows of a photo taken at a slant as the page is seen flat, where its rows run parallel', () => {
     // Rows converging to the left (the far side): a header row's far cell stands level with the
     // next row's near cell. Lines of two characters give the rows no direction of their own.
