@@ -1,8 +1,16 @@
 import type { z } from 'zod';
 import type { EngineName, EngineStatus } from '../contract/engines.js';
-import type { Quad } from './ocr/index.js';
 
 export type { EngineName, EngineState, EngineStatus } from '../contract/engines.js';
+
+/** A point of a page, in pixels. */
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** Four corners in order: top-left, top-right, bottom-right, bottom-left (of a text line, as it reads). */
+export type Quad = [Point, Point, Point, Point];
 
 export interface Engine {
   readonly name: EngineName;

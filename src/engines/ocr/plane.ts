@@ -4,15 +4,9 @@
  * `rotate(degrees)` turns it. A reading's boxes are in such a turned page (OcrPage.rotation);
  * these functions carry points between it and the page as it was sent.
  */
-import type { Box } from '../types.js';
+import type { Box, Point, Quad } from '../types.js';
 
-export interface Point {
-  x: number;
-  y: number;
-}
-
-/** Four corners in order: top-left, top-right, bottom-right, bottom-left (of a text line, as it reads). */
-export type Quad = [Point, Point, Point, Point];
+export type { Point, Quad };
 
 export interface Size {
   width: number;

@@ -11,7 +11,19 @@ import type { PageRaster } from '../../documents/index.js';
 import { distance, homography, project, quadOf, undoDeskew, unturnPoint, type Homography, type Point, type Quad } from '../../engines/ocr/index.js';
 import type { Box } from '../../engines/types.js';
 import type { OcrPage } from '../../engines/types.js';
-import type { Room } from './locate.js';
+
+/**
+ * The blank around a datum (OCR frame): on its line, where the word before it ends and the word
+ * after it begins, undefined on a side where there is no such word or the datum is glued into
+ * one; above and below, where the nearest word of another line within its paint's reach ends
+ * and begins, undefined where there is none or the page was not read as printed (readAsPrinted in locate.ts).
+ */
+export interface Room {
+  x0: number | undefined;
+  x1: number | undefined;
+  y0?: number | undefined;
+  y1?: number | undefined;
+}
 
 export type RasterFrame = Pick<PageRaster, 'width' | 'height' | 'readWidth' | 'readHeight'>;
 export type ReadFrame = Pick<OcrPage, 'width' | 'height' | 'rotation' | 'deskewRadians'>;

@@ -13,20 +13,7 @@ import {
 } from '../personal-data/index.js';
 import { isQuarterTurn, type Quad } from '../../engines/ocr/index.js';
 import { GatewayError } from '../../errors.js';
-import { lineFrameOf, type LineFrame } from './geometry.js';
-
-/**
- * The blank around a datum (OCR frame): on its line, where the word before it ends and the word
- * after it begins, undefined on a side where there is no such word or the datum is glued into
- * one; above and below, where the nearest word of another line within its paint's reach ends
- * and begins, undefined where there is none or the page was not read as printed (readAsPrinted).
- */
-export interface Room {
-  x0: number | undefined;
-  x1: number | undefined;
-  y0?: number | undefined;
-  y1?: number | undefined;
-}
+import { lineFrameOf, type LineFrame, type Room } from './geometry.js';
 
 export interface PersonalRegion {
   box: Box;

@@ -29,8 +29,8 @@ import { boundingBox, insideQuad, pointInQuad, type Quad } from '../../engines/o
 import type { AuditReader, Box, OcrPage, PageLie } from '../../engines/types.js';
 import { GatewayError } from '../../errors.js';
 import { startsWithLabel, type PersonalKind } from '../personal-data/index.js';
-import { outOfFrame, padded, quadToRaster, roomAlong, toRaster, type LineFrame, type RasterFrame } from './geometry.js';
-import { isCode, labelsWithTheirValues, lineFrame, personalRegions, textBesideData, type PersonalRegion, type Room } from './locate.js';
+import { outOfFrame, padded, quadToRaster, roomAlong, toRaster, type LineFrame, type RasterFrame, type Room } from './geometry.js';
+import { isCode, labelsWithTheirValues, lineFrame, personalRegions, textBesideData, type PersonalRegion } from './locate.js';
 import { paintPage, type OutputFormat } from './output.js';
 import { fillWithSurroundings, meanIn } from './pixels.js';
 
