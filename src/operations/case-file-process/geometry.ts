@@ -59,7 +59,15 @@ export interface LineFrame {
   box: Box;
 }
 
-/** The frame of a run of characters of one line (their quads as the reader placed them, in order); undefined for none. */
+/** How far outside its frame's part a character's corner may lie (rounding at the page's edge). */
+const FRAME_SLACK = 1;
+
+/**
+ * The frame of a run of characters (their quads as the reader placed them, in order), from the
+ * first one's leading side to the last one's trailing side; undefined for none, and where a
+ * character lies outside that part: a datum whose words the reader read on separate lines (cells
+ * of one row at different heights) is no one line, and keeps the box round it.
+ */
 export function lineFrameOf(quads: readonly Quad[]): LineFrame | undefined {
   const [first, last] = [quads[0], quads.at(-1)];
   if (!first || !last) return undefined;
@@ -67,6 +75,9 @@ export function lineFrameOf(quads: readonly Quad[]): LineFrame | undefined {
   const length = (distance(part[0], part[1]) + distance(part[3], part[2])) / 2;
   const thickness = (distance(part[0], part[3]) + distance(part[1], part[2])) / 2;
   const box = { x0: 0, y0: 0, x1: length, y1: thickness };
+  const intoFrame = homography(part, quadOf(box));
+  const inPart = ({ x, y }: Point) => x >= -FRAME_SLACK && x <= length + FRAME_SLACK && y >= -FRAME_SLACK && y <= thickness + FRAME_SLACK;
+  if (!quads.every((quad) => quad.every((corner) => inPart(project(intoFrame, corner))))) return undefined;
   return { toReading: homography(quadOf(box), part), box };
 }
 

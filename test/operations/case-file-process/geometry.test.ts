@@ -186,6 +186,13 @@ describe('data on a line read aslant', () => {
     expect(insideQuad(rowAbove, paint)).toBe(false);
   });
 
+  it('are one line only where every character lies in it: a number read on two lines at different heights keeps its box', () => {
+    const oneLine = page([slantedWord('9005', { x: 100, y: 400 }), slantedWord('1065', { x: 100 + 150 * Math.cos(Math.PI / 12), y: 400 - 150 * Math.sin(Math.PI / 12) })], { rotation: 20 });
+    const twoLines = page([slantedWord('9005', { x: 100, y: 400 }), slantedWord('1065', { x: 100 + 150 * Math.cos(Math.PI / 12), y: 400 - 150 * Math.sin(Math.PI / 12) + 30 })], { rotation: 20 });
+    expect(personalRegions(oneLine).map((region) => [region.text, region.along !== undefined])).toEqual([['9005 1065', true]]);
+    expect(personalRegions(twoLines).map((region) => [region.text, region.along !== undefined])).toEqual([['9005 1065', false]]);
+  });
+
   it('are boxes as before on a page read as printed, and where the reader gave no quads', () => {
     expect(personalRegions(page([number])).map((region) => region.along)).toEqual([undefined]);
     const boxesOnly = { ...number, charQuads: undefined };
