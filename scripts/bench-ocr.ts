@@ -8,8 +8,13 @@
  *            client, file server and raw reading;
  *   raw      the PP-OCR pipeline in-process, one page at a time, no HTTP, document decoding or
  *            worker threads, scaled by the workers as if they shared nothing;
- *   models   the models' own inference time within that same raw reading, scaled alike: the
- *            ceiling, since no pipeline on these models reads faster on this machine;
+ *   models   the models alone, as many pages at once as the gateway has workers: each model
+ *            call of the raw reading recorded, then replayed by that many threads at the same
+ *            time (models-at-once.ts); the ceiling, since no pipeline on these models reads
+ *            faster on this machine;
+ *   alone    the models' own inference time within the raw reading, scaled by the workers as
+ *            if they shared nothing: above the ceiling by whatever two model streams cost each
+ *            other;
  *   native   the tesseract CLI (Debian tessdata, the same languages), OMP_THREAD_LIMIT=1, as many
  *            at once as the gateway has workers.
  * Each also in pages per CPU-minute (× workers, as if each worker had a core to itself): the CPU
@@ -17,11 +22,12 @@
  * pages/minute by the clock follows it. Then a PDF with a text layer against the same page
  * scanned, and the gateway's resident memory over a long run of all the pages in turn (--pages),
  * printed as it goes. Raw and models run at the gateway's settings (OCR_PRECISION, OCR_BATCH,
- * OCR_DET_MAX_SIDE, …). Each round reads a kind's pages every way in turn (gateway, raw, native),
- * so that a machine whose speed drifts during the run (a shared one's does) moves every way
- * alike rather than whichever ran last. A round of the gateway and raw goes untimed first: each
- * worker compiles its code and grows its buffers on its first pages of a kind, which a gateway
- * that has been serving did long before; the rate measured is the one it then keeps.
+ * OCR_DET_MAX_SIDE, …). Each round reads a kind's pages every way in turn (gateway, raw, models,
+ * native), so that a machine whose speed drifts during the run (a shared one's does) moves every
+ * way alike rather than whichever ran last; a kind of few pages reads them several times a round.
+ * A reading by the gateway, raw and the models goes untimed first: each worker compiles its code
+ * and grows its buffers on its first pages of a kind, which a gateway that has been serving did
+ * long before; the rate measured is the one it then keeps.
  *
  *   apt-get install -y tesseract-ocr tesseract-ocr-chi-sim
  *   npm run bench:ocr [-- --workers 2 --rounds 2 --pages 200 --kinds small,a4,photos]
@@ -30,7 +36,6 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import type ort from 'onnxruntime-node';
 import { readPreparedManifest, recogniserFor, verifiedModelFiles } from '../src/engines/ocr/ppocr/prepared.js';
 import { loadConfig } from '../src/config/index.js';
 import { ppOcrSettings } from '../src/engines/ocr/index.js';
@@ -42,6 +47,7 @@ import { characterErrorRate, pct, startOcrGatewayProcess, type OcrEvalGateway, t
 import { buildGateway } from './lib/gateway-process.js';
 import { fixturePath } from './lib/paths.js';
 import { photoTruth } from './lib/photos.js';
+import { aroundEachCall, ModelReplayers, recordingModels, type RecordedCall } from './lib/models-at-once.js';
 import { median } from './lib/stats.js';
 
 const run = promisify(execFile);
@@ -79,6 +85,11 @@ function pagesOf(kind: Kind): BenchPage[] {
     };
   });
 }
+
+/** A round reads a kind's pages, each in turn, until it has read at least this many: two photos read once are too few for a rate. */
+const LEAST_PAGES_A_ROUND = 16;
+
+const roundOf = (pages: readonly BenchPage[]): BenchPage[] => Array.from({ length: Math.ceil(LEAST_PAGES_A_ROUND / pages.length) }, () => pages).flat();
 
 /** One way of reading a kind's pages: pages/minute, by the clock and by CPU time, mean error, and per page its median time and its error. */
 interface Side {
@@ -167,23 +178,16 @@ async function measure(
 
 /** Wraps the models so that every inference adds its time to `clock.ms` and its CPU time to `clock.cpuMs`. */
 function timedModels(models: PpOcrModels, clock: Clock): PpOcrModels {
-  const timed = (session: ort.InferenceSession) =>
-    new Proxy(session, {
-      get(target, property) {
-        if (property !== 'run') return Reflect.get(target, property) as unknown;
-        return async (...args: Parameters<ort.InferenceSession['run']>) => {
-          const started = performance.now();
-          const cpuStarted = cpuMs();
-          try {
-            return await target.run(...args);
-          } finally {
-            clock.ms += performance.now() - started;
-            clock.cpuMs += cpuMs() - cpuStarted;
-          }
-        };
-      },
-    });
-  return { ...models, detector: timed(models.detector), classifier: timed(models.classifier), recogniser: timed(models.recogniser) };
+  return aroundEachCall(models, async (_model, call, run) => {
+    const started = performance.now();
+    const cpuStarted = cpuMs();
+    try {
+      return await run(call);
+    } finally {
+      clock.ms += performance.now() - started;
+      clock.cpuMs += cpuMs() - cpuStarted;
+    }
+  });
 }
 
 /** The raw pipeline reading each page once, one at a time, and the models' own time within that reading. */
@@ -208,6 +212,22 @@ async function rawAndModels(models: PpOcrModels, pages: readonly BenchPage[], se
   return { raw, models: { ...inference, ms: inModels.ms, cpuMs: inModels.cpuMs } };
 }
 
+/** Each page's model calls, as the raw pipeline makes them, for the models to replay (a reading untimed). */
+async function recordedCalls(models: PpOcrModels, pages: readonly BenchPage[], settings: PipelineSettings): Promise<RecordedCall[][]> {
+  const recorded: RecordedCall[][] = [];
+  for (const page of pages) {
+    const calls: RecordedCall[] = [];
+    await readPage(recordingModels(models, calls), await readFile(page.path), settings, {}, new AbortController().signal);
+    recorded.push(calls);
+  }
+  return recorded;
+}
+
+/** The models replaying every page's calls `workers` at once, with each page's error as the raw reading's. */
+async function modelsAtOnce(replayers: ModelReplayers, calls: readonly RecordedCall[][], raw: Tally): Promise<Tally> {
+  return { ...(await replayers.replay(calls)), results: raw.results };
+}
+
 interface Clock {
   ms: number;
   cpuMs: number;
@@ -229,29 +249,31 @@ interface KindRun {
   gateway: Side;
   raw: Side;
   models: Side;
+  alone: Side;
   native: Side;
 }
 
-function printPages({ kind, pages, gateway, raw, models, native }: KindRun): void {
+function printPages({ kind, pages, gateway, raw, alone, native }: KindRun): void {
   const error = kind === 'photos' ? 'ids missed' : 'CER';
-  console.log(`\n${kind}: ms per page (median of the rounds), ${error}`);
+  console.log(`\n${kind}: ms per page (median of the rounds; models: their time in the raw reading), ${error}`);
   console.log('page'.padEnd(30), 'gateway'.padStart(8), 'raw'.padStart(7), 'models'.padStart(7), 'native'.padStart(7), `gateway ${error}`.padStart(19), `native ${error}`.padStart(18));
   for (const { path } of pages) {
-    const [g, r, m, n] = [gateway, raw, models, native].map((side) => side.perPage.get(path)!);
+    const [g, r, m, n] = [gateway, raw, alone, native].map((side) => side.perPage.get(path)!);
     console.log(basename(path).padEnd(30), ...[g, r, m, n].map((s) => s!.ms.toFixed(0).padStart(7)), pct(g!.error).padStart(19), pct(n!.error).padStart(18));
   }
 }
 
 function printSummary(runs: readonly KindRun[], rate: 'pagesPerMinute' | 'pagesPerCpuMinute', title: string): void {
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
-  console.log(`\n${title.padEnd(10)}  gateway      raw   models   native  gateway/models  gateway/native  raw/models   error: gateway   raw  native`);
-  for (const { kind, gateway, raw, models, native } of runs) {
+  console.log(`\n${title.padEnd(10)}  gateway      raw   models    alone   native  gateway/models  gateway/native  raw/models  models/alone   error: gateway   raw  native`);
+  for (const { kind, gateway, raw, models, alone, native } of runs) {
     console.log(
       kind.padEnd(10),
-      ...[gateway, raw, models, native].map((side) => side[rate].toFixed(1).padStart(8)),
+      ...[gateway, raw, models, alone, native].map((side) => side[rate].toFixed(1).padStart(8)),
       ratio(gateway[rate], models[rate]).padStart(15),
       ratio(gateway[rate], native[rate]).padStart(15),
       ratio(raw[rate], models[rate]).padStart(11),
+      ratio(models[rate], alone[rate]).padStart(13),
       pct(gateway.meanError).padStart(16),
       pct(raw.meanError).padStart(5),
       pct(native.meanError).padStart(7),
@@ -316,34 +338,42 @@ async function main(): Promise<void> {
   const settings = ppOcrSettings({ ...config, workers });
   const prepared = await readPreparedManifest(config.ppocrDir);
   const recogniser = recogniserFor(prepared, config.precision, 'cpu');
-  const models = await loadModels(await verifiedModelFiles(config.ppocrDir, prepared, recogniser), settings.threads, 'cpu');
+  const files = await verifiedModelFiles(config.ppocrDir, prepared, recogniser);
+  const models = await loadModels(files, settings.threads, 'cpu');
+  const replayers = await ModelReplayers.start({ files, threads: settings.threads }, workers);
   try {
     console.log(`gateway: ${gateway.model}, ${workers} workers`);
     console.log(`raw:     the PP-OCR pipeline in-process, one page at a time × ${workers}, recogniser ${recogniser}, ${settings.batchSize} lines per call`);
-    console.log(`models:  their inference time within the raw reading × ${workers}`);
+    console.log(`models:  the raw reading's model calls replayed by ${workers} threads at once, nothing else running`);
+    console.log(`alone:   the models' time within the raw reading × ${workers}`);
     console.log(`native:  ${version.split('\n')[0]} (Debian tessdata), OMP_THREAD_LIMIT=1, ${workers} at once`);
-    console.log(`${rounds} rounds of each kind's pages, after one untimed round of the gateway and raw`);
+    console.log(`${rounds} rounds of each kind's pages (each read as often as it takes to read ${LEAST_PAGES_A_ROUND}), after one untimed reading of each by the gateway, raw and models`);
     await gateway.caseOcr([pagesOf('small')[0]!.path]); // warm-up
     const runs: KindRun[] = [];
     for (const kind of kinds) {
       const pages = pagesOf(kind);
-      const tallies = { gateway: emptyTally(), raw: emptyTally(), models: emptyTally(), native: emptyTally() };
+      const tallies = { gateway: emptyTally(), raw: emptyTally(), models: emptyTally(), alone: emptyTally(), native: emptyTally() };
       const viaGateway = async (path: string) => ({ text: (await gateway.caseOcr([path])).body.ocr_results[0]!.ocr_result });
       await measure(pages, workers, viaGateway);
-      await rawAndModels(models, pages, settings);
-      for (let round = 0; round < rounds; round++) {
-        addTo(tallies.gateway, await measure(pages, workers, viaGateway, gateway.cpuMs));
-        const inProcess = await rawAndModels(models, pages, settings);
+      const recorded = await recordedCalls(models, pages, settings);
+      const round = roundOf(pages);
+      const calls = round.map((page) => recorded[pages.indexOf(page)]!);
+      await replayers.replay(calls);
+      for (let count = 0; count < rounds; count++) {
+        addTo(tallies.gateway, await measure(round, workers, viaGateway, gateway.cpuMs));
+        const inProcess = await rawAndModels(models, round, settings);
         addTo(tallies.raw, inProcess.raw);
-        addTo(tallies.models, inProcess.models);
-        addTo(tallies.native, await measure(pages, workers, nativeTesseract));
+        addTo(tallies.alone, inProcess.models);
+        addTo(tallies.models, await modelsAtOnce(replayers, calls, inProcess.raw));
+        addTo(tallies.native, await measure(round, workers, nativeTesseract));
       }
       runs.push({
         kind,
         pages,
         gateway: sideOf(pages, tallies.gateway, 1, workers),
         raw: sideOf(pages, tallies.raw, workers, workers),
-        models: sideOf(pages, tallies.models, workers, workers),
+        models: sideOf(pages, tallies.models, 1, workers),
+        alone: sideOf(pages, tallies.alone, workers, workers),
         native: sideOf(pages, tallies.native, 1, workers),
       });
       printPages(runs.at(-1)!);
@@ -354,6 +384,7 @@ async function main(): Promise<void> {
     await pdfTimes(gateway, rounds);
     await memoryOver(gateway, runs.flatMap((r) => r.pages), Number(values.pages), workers);
   } finally {
+    await replayers.close();
     await gateway.close();
   }
 }
