@@ -223,11 +223,6 @@ async function recordedCalls(models: PpOcrModels, pages: readonly BenchPage[], s
   return recorded;
 }
 
-/** The models replaying every page's calls `workers` at once, with each page's error as the raw reading's. */
-async function modelsAtOnce(replayers: ModelReplayers, calls: readonly RecordedCall[][], raw: Tally): Promise<Tally> {
-  return { ...(await replayers.replay(calls)), results: raw.results };
-}
-
 interface Clock {
   ms: number;
   cpuMs: number;
@@ -340,7 +335,10 @@ async function main(): Promise<void> {
   const recogniser = recogniserFor(prepared, config.precision, 'cpu');
   const files = await verifiedModelFiles(config.ppocrDir, prepared, recogniser);
   const models = await loadModels(files, settings.threads, 'cpu');
-  const replayers = await ModelReplayers.start({ files, threads: settings.threads }, workers);
+  const replayers = await ModelReplayers.start({ files, threads: settings.threads }, workers).catch(async (error: unknown) => {
+    await gateway.close();
+    throw error;
+  });
   try {
     console.log(`gateway: ${gateway.model}, ${workers} workers`);
     console.log(`raw:     the PP-OCR pipeline in-process, one page at a time × ${workers}, recogniser ${recogniser}, ${settings.batchSize} lines per call`);
@@ -364,7 +362,8 @@ async function main(): Promise<void> {
         const inProcess = await rawAndModels(models, round, settings);
         addTo(tallies.raw, inProcess.raw);
         addTo(tallies.alone, inProcess.models);
-        addTo(tallies.models, await modelsAtOnce(replayers, calls, inProcess.raw));
+        // Each page's error is the raw reading's: the replay reads no text.
+        addTo(tallies.models, { ...(await replayers.replay(calls)), results: inProcess.raw.results });
         addTo(tallies.native, await measure(round, workers, nativeTesseract));
       }
       runs.push({

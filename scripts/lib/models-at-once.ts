@@ -1,10 +1,10 @@
 /**
  * The PP-OCR models' own throughput with several pages read at once, as a gateway's workers read
- * them: each model call a reading made is recorded (which model, and its inputs), then `workers`
- * threads, each with its own sessions, replay the pages' calls at the same time, taking the next
- * page as they finish one, with nothing else running. Two model streams share a machine's caches
- * and memory bandwidth, so this is the ceiling of any pipeline on these models at that many
- * workers; one stream's time scaled by the workers is higher than any reachable.
+ * them: each model call a reading made is recorded (which model, its inputs, the outputs asked
+ * for), then `workers` threads, each with its own sessions, replay the pages' calls at the same
+ * time, taking the next page as they finish one, with nothing else running. This is the ceiling
+ * of any pipeline on these models at that many workers; one stream's time scaled by the workers
+ * overstates it by whatever streams sharing a machine's caches and memory cost each other.
  */
 import type { Worker } from 'node:worker_threads';
 import type ort from 'onnxruntime-node';
