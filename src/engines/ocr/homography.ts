@@ -50,6 +50,14 @@ export function homography(from: Quad, to: Quad): Homography {
   return [h0, h1, h2, h3, h4, h5, h6, h7, 1];
 }
 
+/** The homography that maps p to `outer`(`inner`(p)). */
+export function composed(outer: Homography, inner: Homography): Homography {
+  return Array.from({ length: 9 }, (_, i) => {
+    const [row, col] = [Math.floor(i / 3), i % 3];
+    return outer[row * 3]! * inner[col]! + outer[row * 3 + 1]! * inner[3 + col]! + outer[row * 3 + 2]! * inner[6 + col]!;
+  }) as Homography;
+}
+
 export function project(h: Homography, p: Point): Point {
   const w = h[6] * p.x + h[7] * p.y + h[8];
   return { x: (h[0] * p.x + h[1] * p.y + h[2]) / w, y: (h[3] * p.x + h[4] * p.y + h[5]) / w };

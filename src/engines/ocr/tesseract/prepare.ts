@@ -6,10 +6,11 @@
  */
 import sharp, { type Sharp } from 'sharp';
 import { lightEvenly } from '../lighting.js';
-import { homography, project, warp, type Homography, type Pixels } from '../homography.js';
+import { composed, homography, project, warp, type Homography, type Pixels } from '../homography.js';
 import { flatView } from '../perspective.js';
 import { boundingBox, isQuarterTurn, quadOf, undoDeskew, type Point, type Quad, type Size } from '../plane.js';
 import { PAGE_DECODING, type OcrPage, type PagePerspective } from '../../types.js';
+import { uprightView } from './shear.js';
 
 /**
  * Pages whose longest side is below this are upscaled to it (at most 3×). Measured on the
@@ -243,7 +244,12 @@ function flattened(page: Pixels, perspective: PagePerspective, focal: number): {
   const view = flatView(perspective, page, around, focal, { scale: FLAT_VIEW_SCALE, maxSide: MAX_SIDE });
   if (!view) return undefined;
   const toTurned = homography(around.map((corner) => project(view.toFlat, corner)) as Quad, around);
-  return { pixels: warp(page, 1, toTurned, view.size.width, view.size.height), toTurned };
+  const pixels = warp(page, 1, toTurned, view.size.width, view.size.height);
+  const upright = uprightView(pixels);
+  if (!upright) return { pixels, toTurned };
+  // Drawn again from the page, not from the view: each resampling blurs small print.
+  const uprightToTurned = composed(toTurned, upright.toLeaning);
+  return { pixels: warp(page, 1, uprightToTurned, upright.width, upright.height), toTurned: uprightToTurned };
 }
 
 /**
