@@ -489,6 +489,33 @@ describe('the self-audit', () => {
   });
 
   it.each([
+    ['姓名:', '张三', '也', 'name'],
+    ['住院号:', '20240517', '4', 'hospital_id'],
+  ])('returns a page where the independent reader reads one stroke beside the painted value of %s each round: one character names no one', async (label, value, stroke, kind) => {
+    const form = (read: number, strokeAt?: number) => [
+      wordAt(label, 100, 200, 100, 0),
+      ...(read === 0 ? [wordAt(value, 210, 330, 100, 0)] : []),
+      ...(strokeAt === undefined ? [] : [wordAt(stroke, strokeAt, strokeAt + 30, 100, 0)]),
+      CLINICAL_LINE(200, 1),
+    ];
+    // Each audit round the stroke is read a little further along, past the paint of the round before.
+    const independent = new ScriptedOcr((read) => form(1, 400 + 120 * read));
+    await withEngines({ ocr: new TwoReaderOcr(new ScriptedOcr((read) => form(read)), independent) }, async (gateway) => {
+      const { status, json } = await post(gateway, [file(1, 'report1.png')]);
+      expect(status).toBe(200);
+      expect(json.results[0].redactions).toBe(1);
+      expect(independent.reads).toBe(1);
+    });
+    // Two characters there are a datum: painted each round, and the page withheld after the third.
+    const twoStrokes = new ScriptedOcr((read) => form(1, 400 + 120 * read).map((word) => (word.text === stroke ? { ...word, text: stroke.repeat(2) } : word)));
+    await withEngines({ ocr: new TwoReaderOcr(new ScriptedOcr((read) => form(read)), twoStrokes) }, async (gateway) => {
+      const { status, json } = await post(gateway, [file(1, 'report1.png')]);
+      expect(status).toBe(422);
+      expect(json.error.message).toMatch(new RegExp(`personal data \\(${kind}\\) was still readable after 3 rounds`));
+    });
+  });
+
+  it.each([
     ['reads nothing', false],
     ['reads the text where none is', true],
   ])('withholds a page the independent reader cannot see: it %s, so its "nothing found" means nothing', async (_how, elsewhere) => {

@@ -233,8 +233,20 @@ const SAME_LABEL = 0.5;
  * the first reading read there (see isEarlierTextReadAgain).
  */
 function isReadData(item: Located, before: FirstReading, paint: readonly Quad[]): boolean {
+  if (item.evidence === 'text' && !couldIdentify(item)) return false;
   if (item.evidence !== 'cell') return !isEarlierTextReadAgain(item, before.earlierText, paint);
   return isLegibleCell(item.text) && !startsWithLabel(item.text) && coveredShare(item.label!, before.valuedLabels) < SAME_LABEL;
+}
+
+/**
+ * Whether a value an audit reading read could name anyone: a name of two letters or Chinese
+ * characters at least, any other datum of two letters or digits. tesseract.js reads the edge of
+ * paint beside a label as a stroke or two ("也" after 姓名, "4" after 住院号), which a first
+ * reading would paint as the label's value, and the next audit round read again beside that.
+ */
+function couldIdentify(item: Located): boolean {
+  const chars = comparableChars(item.text);
+  return (item.kind === 'name' ? chars.filter((char) => /\p{L}/u.test(char)) : chars).length >= 2;
 }
 
 /**
