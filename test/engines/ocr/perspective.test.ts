@@ -65,6 +65,12 @@ describe("a page's perspective, from its lines", () => {
     expect(estimatePerspective(formLines().slice(0, 4).map((quad) => quad.map(place) as Quad), size)).toBeUndefined();
   });
 
+  it('tells a tilted form from five of its lines: its title and the cells of four rows, left and right', () => {
+    const { place, size } = tilted('left', 45);
+    const lines = formLines();
+    expect(estimatePerspective([0, 1, 27, 49, 72].map((i) => lines[i]!.map(place) as Quad), size)).toBeDefined();
+  });
+
   it.each([
     ['top', 30],
     ['top', 45],

@@ -254,9 +254,8 @@ function flattened(page: Pixels, perspective: PagePerspective, focal: number): {
 
 /**
  * A reading of a flat view carried back to the turned page it was drawn from, through tesseract's
- * own deskew of the view (the flat view's rows run parallel, but at what skew the first reading
- * left, up to 10° on a page tilted 45°): each word's box is the box round its corners there (a
- * row converging toward the far side slants a little).
+ * own deskew of the view (what skew its rows keep once drawn upright): each word's box is the box
+ * round its corners there (a row converging toward the far side slants a little).
  */
 export function unflattenedPage(page: OcrPage, flat: NonNullable<TesseractView['flat']>): OcrPage {
   const toTurned = (corner: Point) => project(flat.toTurned, undoDeskew(corner, page.deskewRadians, page));

@@ -1,15 +1,14 @@
 /**
- * The lean left in a flat view. A page photographed at a slant is seen flat from how its rows
- * converge and how their height changes with depth (see ocr/perspective.ts); that sets its rows
- * parallel, but its columns stand square to them only when the camera's focal length is the one
- * taken, and where it is not, the view's strokes lean like italics (34° on a report tilted 45°
- * sideways). PP-OCR's recogniser reads leaning print; tesseract, trained on upright print, read
- * 4% of that report. Measured from the ink alone: print's strokes and a form's rules stand in
- * columns, and its lines run in rows, so the shear under which the ink's counts in each column
- * (or row) are most uneven, their sum of squares greatest, is the one that stands the columns up
- * (or lays the rows level). Only the lean of the columns against the rows is taken out: a view
- * merely turned (its rows off level by the skew the first reading left) is tesseract's to deskew,
- * and standing its columns up alone would lean its rows' print the other way.
+ * How the print of a flat view runs, and the view drawn with it upright. A page photographed at a
+ * slant is seen flat from how its rows converge and how their height changes with depth (see
+ * ocr/perspective.ts); that sets its rows parallel, but not level: they keep what skew the first
+ * reading's turn left, up to 10° on a page tilted 45°, more than tesseract's own deskew takes
+ * out. And its columns stand square to the rows only when the camera's focal length is the one
+ * taken; where it is not, the view's strokes lean like italics, which PP-OCR's recogniser reads
+ * and tesseract, trained on upright print, does not. Both are measured from the ink alone:
+ * print's strokes and a form's rules stand in columns, and its lines run in rows, so the shear
+ * under which the ink's counts in each column (or row) are most uneven, their sum of squares
+ * greatest, is the one that stands the columns up (or lays the rows level).
  */
 import type { Homography, Pixels } from '../homography.js';
 
@@ -19,8 +18,8 @@ const INK = 128;
 const MAX_SHEAR = 1;
 const COARSE_STEP = 0.02;
 const FINE_STEP = 0.004;
-/** A lean under about 2° is left alone: tesseract reads it, and a view drawn again is resampled twice. */
-const MIN_LEAN = 0.035;
+/** A skew or lean under about 2° is left alone: tesseract reads it, and a view drawn again is resampled twice. */
+const MIN_SLANT = 0.035;
 /** Ink points enough to measure by; a denser page is sampled. */
 const MAX_SAMPLES = 150_000;
 /**
@@ -31,7 +30,7 @@ const MAX_SAMPLES = 150_000;
  */
 const COLUMN_BAND = 32;
 
-/** The view with its lean taken out: its size, and where each of its points lies in the leaning view. */
+/** The view drawn upright: its size, and where each of its points lies in the view as it was. */
 export interface UprightView {
   width: number;
   height: number;
@@ -39,26 +38,41 @@ export interface UprightView {
 }
 
 /**
- * How the view's columns lean against its rows, as the shear s (x → x + s·(y − height/2)) that
- * sets them square to the rows, for small skews; 0 when it has no ink to tell.
+ * How the view's print runs: its rows along (1, rowSlope), its columns along (−columnShear, 1)
+ * (the shear x → x + columnShear·(y − height/2) stands them up); both 0 when it has no ink to
+ * tell. A view turned by θ has both tan θ; one leaning by s but level, a columnShear of s.
  */
-export function leanOf(view: Pixels): number {
-  const ink = inkPoints(view);
-  if (ink.length === 0) return 0;
-  const columns = strongestShear(ink, { across: view.width, along: view.height, band: COLUMN_BAND, column: true });
-  const rows = strongestShear(ink, { across: view.height, along: view.width, band: view.width, column: false });
-  // Turned by θ, columns need a shear of tan θ and rows one of −tan θ: their sum is the lean alone.
-  return columns + rows;
+export interface Grain {
+  rowSlope: number;
+  columnShear: number;
 }
 
-/** The view with its lean taken out, or undefined when it leans too little to matter. */
+export function grainOf(view: Pixels): Grain {
+  const ink = inkPoints(view);
+  if (ink.length === 0) return { rowSlope: 0, columnShear: 0 };
+  const columnShear = strongestShear(ink, { across: view.width, along: view.height, band: COLUMN_BAND, column: true });
+  // The shear y → y + r·(x − width/2) that lays the rows level is minus their slope.
+  const rowSlope = -strongestShear(ink, { across: view.height, along: view.width, band: view.width, column: false });
+  return { rowSlope, columnShear };
+}
+
+/**
+ * The view with its rows laid level and its columns stood square to them, at its rows' scale, or
+ * undefined when it is skewed and leans too little to matter.
+ */
 export function uprightView(view: Pixels): UprightView | undefined {
-  const shear = leanOf(view);
-  if (Math.abs(shear) < MIN_LEAN) return undefined;
-  const grown = Math.abs(shear) * view.height;
-  // x' = x + s·(y − h/2) + |s|·h/2, so x = x' − s·y' + (s·h − |s|·h)/2.
-  const toLeaning: Homography = [1, -shear, (shear * view.height - grown) / 2, 0, 1, 0, 0, 0, 1];
-  return { width: view.width + Math.ceil(grown), height: view.height, toLeaning };
+  const { rowSlope, columnShear } = grainOf(view);
+  if (Math.abs(rowSlope) < MIN_SLANT && Math.abs(columnShear - rowSlope) < MIN_SLANT) return undefined;
+  // From upright to leaning, about the middles: a level row to one along (1, rowSlope), an upright column to one along (−columnShear, 1).
+  const scale = 1 / Math.hypot(1, rowSlope);
+  const [a, b, c, d] = [scale, -columnShear * scale, rowSlope * scale, scale];
+  const determinant = a * d - b * c;
+  const corners = [-1, 1].flatMap((sx) => [-1, 1].map((sy) => ({ x: (sx * view.width) / 2, y: (sy * view.height) / 2 })));
+  const upright = corners.map(({ x, y }) => ({ u: (d * x - b * y) / determinant, v: (a * y - c * x) / determinant }));
+  const width = Math.ceil(Math.max(...upright.map(({ u }) => u)) * 2);
+  const height = Math.ceil(Math.max(...upright.map(({ v }) => v)) * 2);
+  const toLeaning: Homography = [a, b, view.width / 2 - (a * width + b * height) / 2, c, d, view.height / 2 - (c * width + d * height) / 2, 0, 0, 1];
+  return { width, height, toLeaning };
 }
 
 /** Every ink pixel's centre, as x, y pairs, every k-th of them on a page with more than MAX_SAMPLES. */

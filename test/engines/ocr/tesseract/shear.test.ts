@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { project, type Pixels } from '../../../../src/engines/ocr/homography.js';
-import { leanOf, uprightView } from '../../../../src/engines/ocr/tesseract/shear.js';
+import { homography, project, type Pixels } from '../../../../src/engines/ocr/homography.js';
+import type { Quad } from '../../../../src/engines/ocr/plane.js';
+import { grainOf, uprightView } from '../../../../src/engines/ocr/tesseract/shear.js';
 
 const WIDTH = 600;
 const HEIGHT = 400;
@@ -30,52 +31,67 @@ function page(lean: number, degrees = 0): Pixels {
   return { data, width: WIDTH, height: HEIGHT };
 }
 
-describe('the lean of a flat view', () => {
-  it('finds the shear that stands leaning print up square to its rows, either way, turned or not, and none in upright or merely turned print or a blank view', () => {
+const tan = (degrees: number) => Math.tan((degrees * Math.PI) / 180);
+
+describe('the grain of a flat view', () => {
+  it('finds how its rows run and the shear that stands its print up square to them, leaning either way, turned or not', () => {
     // Strokes 24 px high, drawn to whole pixels, line up alike over about 1/24 of shear.
-    for (const lean of [-0.68, -0.3, 0.4]) expect(Math.abs(leanOf(page(lean)) - lean)).toBeLessThan(0.03);
-    expect(Math.abs(leanOf(page(0)))).toBeLessThan(0.01);
-    // Turned, not leaning: tesseract deskews it; standing its columns up alone would lean its print.
-    for (const degrees of [7, -8]) expect(Math.abs(leanOf(page(0, degrees)))).toBeLessThan(0.01);
+    for (const lean of [-0.68, -0.3, 0, 0.4]) {
+      const { rowSlope, columnShear } = grainOf(page(lean));
+      expect(Math.abs(rowSlope)).toBeLessThan(0.01);
+      expect(Math.abs(columnShear - lean)).toBeLessThan(0.03);
+    }
+    for (const degrees of [7, -8]) {
+      const { rowSlope, columnShear } = grainOf(page(0, degrees));
+      expect(Math.abs(rowSlope - tan(degrees))).toBeLessThan(0.01);
+      expect(Math.abs(columnShear - tan(degrees))).toBeLessThan(0.02);
+    }
     for (const [lean, degrees] of [
       [-0.5, 6],
       [0.3, -5],
-    ] as const)
-      expect(Math.abs(leanOf(page(lean, degrees)) - lean)).toBeLessThan(0.03);
-    expect(leanOf({ data: new Uint8Array(WIDTH * HEIGHT).fill(255), width: WIDTH, height: HEIGHT })).toBe(0);
+    ] as const) {
+      const { rowSlope, columnShear } = grainOf(page(lean, degrees));
+      expect(Math.abs(rowSlope - tan(degrees))).toBeLessThan(0.01);
+      expect(Math.abs(columnShear - rowSlope - lean)).toBeLessThan(0.03);
+    }
+    expect(grainOf({ data: new Uint8Array(WIDTH * HEIGHT).fill(255), width: WIDTH, height: HEIGHT })).toEqual({ rowSlope: 0, columnShear: 0 });
   });
 
-  it('stands the view upright only when it leans enough to matter, and maps the upright view back onto it', () => {
-    expect(uprightView(page(0))).toBeUndefined();
-    expect(uprightView(page(0.02))).toBeUndefined();
-    expect(uprightView(page(0, 7))).toBeUndefined();
-    const lean = -0.68;
-    const upright = uprightView(page(lean))!;
-    expect(upright.height).toBe(HEIGHT);
-    expect(upright.width).toBeGreaterThanOrEqual(WIDTH + Math.abs(lean) * HEIGHT - 1);
-    // A stroke's foot and head, one above the other in the upright view, land on the stroke as drawn.
-    const drawn = (x: number, y: number) => ({ x: x - lean * (y - MIDDLE), y });
-    const foot = drawn(200, 300);
-    const head = drawn(200, 100);
-    const found = leanOf(page(lean));
-    const uprightFoot = { x: foot.x + found * (foot.y - MIDDLE) + (Math.abs(found) * HEIGHT) / 2, y: foot.y };
-    for (const [point, expected] of [
-      [uprightFoot, foot],
-      [{ x: uprightFoot.x, y: head.y }, head],
-    ] as const) {
-      const back = project(upright.toLeaning, point);
-      // Within the shear found's error over the 200 px between them.
-      expect(Math.abs(back.x - expected.x)).toBeLessThan(0.03 * 200);
-      expect(back.y).toBeCloseTo(expected.y, 6);
-    }
-    // Every point of the upright view comes from within the leaning view's width (nothing cut off).
-    for (const corner of [
+  it('is left as it is when it is skewed and leans too little to matter', () => {
+    for (const view of [page(0), page(0.02), page(0, 1), page(0.02, -1)]) expect(uprightView(view)).toBeUndefined();
+  });
+
+  it.each([
+    ['leaning', -0.68, 0],
+    ['turned', 0, 9],
+    ['turned and leaning', 0.3, -6],
+  ])('drawn upright when %s: its rows level and its columns plumb, at their scale, nothing cut off', (_how, lean, degrees) => {
+    const upright = uprightView(page(lean, degrees))!;
+    // The drawing's points (x, y) as drawn, then leaning and turned as page() draws them.
+    const [cos, sin] = [Math.cos((degrees * Math.PI) / 180), Math.sin((degrees * Math.PI) / 180)];
+    const drawn = (x: number, y: number) => {
+      const [dx, dy] = [x - lean * (y - MIDDLE) - WIDTH / 2, y - MIDDLE];
+      return { x: WIDTH / 2 + dx * cos - dy * sin, y: MIDDLE + dx * sin + dy * cos };
+    };
+    const corners = (width: number, height: number): Quad => [
       { x: 0, y: 0 },
-      { x: upright.width, y: HEIGHT },
-    ]) {
-      const x = project(upright.toLeaning, corner).x;
-      expect(x).toBeGreaterThanOrEqual(-WIDTH);
-      expect(x).toBeLessThanOrEqual(2 * WIDTH);
+      { x: width, y: 0 },
+      { x: width, y: height },
+      { x: 0, y: height },
+    ];
+    const toUpright = homography(corners(upright.width, upright.height).map((corner) => project(upright.toLeaning, corner)) as Quad, corners(upright.width, upright.height));
+    const at = (x: number, y: number) => project(toUpright, drawn(x, y));
+    // A stroke's foot and head, 200 px apart, one above the other; a row's two ends, 300 px apart, level.
+    const [foot, head, start, end] = [at(200, 300), at(200, 100), at(150, 200), at(450, 200)];
+    expect(Math.abs(foot.x - head.x)).toBeLessThan(0.03 * 200);
+    expect(Math.abs(start.y - end.y)).toBeLessThan(0.01 * 300);
+    expect(Math.hypot(end.x - start.x, end.y - start.y)).toBeCloseTo(300, -1);
+    for (const corner of corners(WIDTH, HEIGHT)) {
+      const inside = project(toUpright, corner);
+      expect(inside.x).toBeGreaterThanOrEqual(-1);
+      expect(inside.x).toBeLessThanOrEqual(upright.width + 1);
+      expect(inside.y).toBeGreaterThanOrEqual(-1);
+      expect(inside.y).toBeLessThanOrEqual(upright.height + 1);
     }
   });
 });
