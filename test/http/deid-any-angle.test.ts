@@ -189,6 +189,17 @@ describeWithTools('case-file-process at any angle, checked by the pixels under e
     expect(withheld(await run(cases))).toEqual([]);
   }, 180_000);
 
+  it('returns pages photographed tilted 45° that the audit read under half of in a view whose rows ran off level', async () => {
+    const cases = await Promise.all(
+      // lab-zh-noisy has five lines long enough to tell its perspective by (a table of short cells).
+      ['lab-zh-noisy.jpg', 'pathology-zh-table.png'].map(async (file) => {
+        const source = await shown(await readFile(join(DEID_FIXTURES, file)), deidGlyphs()[file]![0]!, 0);
+        return distorted(`${file} tilted 45°, left away`, source, await tiltedPage(source.png, 'left', 45), 0, true);
+      }),
+    );
+    expect(withheld(await run(cases))).toEqual([]);
+  }, 180_000);
+
   // The two photos share the grid between them, each at every other 15° step: the same 24 angles
   // at half the pages (eval:deid-angles turns both photos through all of them).
   it.each([
