@@ -10,7 +10,7 @@ import { composed, homography, project, warp, type Homography, type Pixels } fro
 import { flatView } from '../perspective.js';
 import { boundingBox, isQuarterTurn, quadOf, undoDeskew, type Point, type Quad, type Size } from '../plane.js';
 import { PAGE_DECODING, type OcrPage, type PagePerspective } from '../../types.js';
-import { uprightView } from './shear.js';
+import { uprightView } from './upright-view.js';
 
 /**
  * Pages whose longest side is below this are upscaled to it (at most 3×). Measured on the

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { homography, project, type Pixels } from '../../../../src/engines/ocr/homography.js';
 import type { Quad } from '../../../../src/engines/ocr/plane.js';
-import { grainOf, uprightView } from '../../../../src/engines/ocr/tesseract/shear.js';
+import { grainOf, uprightView } from '../../../../src/engines/ocr/tesseract/upright-view.js';
 
 const WIDTH = 600;
 const HEIGHT = 400;
