@@ -5,7 +5,7 @@
  * over them. And pages turned and tilted as a phone on a desk would take them.
  */
 import sharp from 'sharp';
-import { homography, insideQuad, project, turnPoint, type Point, type Quad } from '../../src/engines/ocr/index.js';
+import { homography, insideQuad, project, turnPoint, type Homography, type Point, type Quad } from '../../src/engines/ocr/index.js';
 import type { PageGlyphs } from './deid-fixtures.js';
 import { pagesOf } from './independent-reader.js';
 
@@ -34,9 +34,11 @@ export async function turnedPage(image: Buffer, degrees: number): Promise<Distor
  * The page photographed tilted: its plane turned `degrees` about its middle line (horizontal for
  * `top`/`bottom`, the far edge named; vertical for `left`/`right`), seen by a camera whose
  * focal length is the page's longer side, square on to where the page's centre is. The far edge
- * shrinks; the page is placed on a desk with a margin.
+ * shrinks; the page is placed on a desk with a margin. Each pixel is one bilinear sample of the
+ * page, sharp and aliased where the page shrinks; `averaging`, the mean of the page it sees, as
+ * a camera's pixel gathers it: softer print, as a phone's photo has.
  */
-export async function tiltedPage(image: Buffer, far: 'top' | 'bottom' | 'left' | 'right', degrees: number): Promise<DistortedPage> {
+export async function tiltedPage(image: Buffer, far: 'top' | 'bottom' | 'left' | 'right', degrees: number, { averaging = false } = {}): Promise<DistortedPage> {
   const { data: rgb, info } = await sharp(image).rotate().removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   const { width, height } = info;
   const focal = Math.max(width, height);
@@ -67,38 +69,60 @@ export async function tiltedPage(image: Buffer, far: 'top' | 'bottom' | 'left' |
   const onCanvas = projected.map((p) => ({ x: p.x - left, y: p.y - top })) as Quad;
   const forward = homography(corners, onCanvas);
   const backward = homography(onCanvas, corners);
-  const desk = [0xb9, 0xb3, 0xa7];
+  const desk = [0xb9, 0xb3, 0xa7] as const;
+  const source = { rgb, width, height };
   const out = Buffer.alloc(outWidth * outHeight * 3);
+  const colour = [0, 0, 0];
   for (let y = 0; y < outHeight; y++) {
     for (let x = 0; x < outWidth; x++) {
       const at = project(backward, { x: x + 0.5, y: y + 0.5 });
-      const sx = at.x - 0.5;
-      const sy = at.y - 0.5;
+      const grid = averaging ? samplesPerSide(backward, at, x, y) : 1;
+      colour.fill(0);
+      for (let j = 0; j < grid; j++) {
+        for (let i = 0; i < grid; i++) {
+          const sample = grid === 1 ? at : project(backward, { x: x + (i + 0.5) / grid, y: y + (j + 0.5) / grid });
+          addBilinear(colour, source, sample.x - 0.5, sample.y - 0.5, desk);
+        }
+      }
       const target = (y * outWidth + x) * 3;
-      if (sx < 0 || sy < 0 || sx > width - 1 || sy > height - 1) {
-        out[target] = desk[0]!;
-        out[target + 1] = desk[1]!;
-        out[target + 2] = desk[2]!;
-        continue;
-      }
-      const x0 = Math.floor(sx);
-      const y0 = Math.floor(sy);
-      const fx = sx - x0;
-      const fy = sy - y0;
-      const x1 = Math.min(width - 1, x0 + 1);
-      const y1 = Math.min(height - 1, y0 + 1);
-      for (let c = 0; c < 3; c++) {
-        const value =
-          rgb[(y0 * width + x0) * 3 + c]! * (1 - fx) * (1 - fy) +
-          rgb[(y0 * width + x1) * 3 + c]! * fx * (1 - fy) +
-          rgb[(y1 * width + x0) * 3 + c]! * (1 - fx) * fy +
-          rgb[(y1 * width + x1) * 3 + c]! * fx * fy;
-        out[target + c] = Math.round(value);
-      }
+      for (let c = 0; c < 3; c++) out[target + c] = Math.round(colour[c]! / (grid * grid));
     }
   }
   const png = await sharp(out, { raw: { width: outWidth, height: outHeight, channels: 3 } }).png().toBuffer();
   return { png, width: outWidth, height: outHeight, place: (point) => project(forward, point) };
+}
+
+/** The most samples a side of one camera pixel averages where the page is drawn shrunk. */
+const MAX_SAMPLES_PER_SIDE = 4;
+
+/** Samples a side for the camera pixel (x, y), whose centre `at` sees on the page: as many as page pixels its side spans. */
+function samplesPerSide(backward: Homography, at: Point, x: number, y: number): number {
+  const across = project(backward, { x: x + 1.5, y: y + 0.5 });
+  const down = project(backward, { x: x + 0.5, y: y + 1.5 });
+  const step = Math.max(Math.hypot(across.x - at.x, across.y - at.y), Math.hypot(down.x - at.x, down.y - at.y));
+  return Math.min(MAX_SAMPLES_PER_SIDE, Math.ceil(step));
+}
+
+/** Adds the bilinear colour of an RGB image at (sx, sy) (pixel centres at whole numbers), or `outside`'s beyond its edge. */
+function addBilinear(sum: number[], image: { rgb: Buffer; width: number; height: number }, sx: number, sy: number, outside: readonly number[]): void {
+  const { rgb, width, height } = image;
+  if (sx < 0 || sy < 0 || sx > width - 1 || sy > height - 1) {
+    for (let c = 0; c < 3; c++) sum[c]! += outside[c]!;
+    return;
+  }
+  const x0 = Math.floor(sx);
+  const y0 = Math.floor(sy);
+  const fx = sx - x0;
+  const fy = sy - y0;
+  const x1 = Math.min(width - 1, x0 + 1);
+  const y1 = Math.min(height - 1, y0 + 1);
+  for (let c = 0; c < 3; c++) {
+    sum[c]! +=
+      rgb[(y0 * width + x0) * 3 + c]! * (1 - fx) * (1 - fy) +
+      rgb[(y0 * width + x1) * 3 + c]! * fx * (1 - fy) +
+      rgb[(y1 * width + x0) * 3 + c]! * (1 - fx) * fy +
+      rgb[(y1 * width + x1) * 3 + c]! * fx * fy;
+  }
 }
 
 /** The glyphs of a page carried onto a distorted copy of it (drawn at the size the glyphs were found at). */

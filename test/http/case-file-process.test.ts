@@ -200,6 +200,24 @@ describe('case-file-process with the real OCR engine', () => {
     expect(uncovered(await coverage(produced.bytes, [glyphs])).map((line) => line.replace(/^page 1: (.)\S*/u, '$1***'))).toEqual([]);
   }, 120_000);
 
+  it('returns a photo tilted 45° de-identified that case-ocr reads as it reads the photo sent: its paint is not taken for the page', async () => {
+    const photo = 'np2016_bloodtestreport2.jpg';
+    const upright = await readFile(fixturePath('photos', photo));
+    // Soft, as a camera's pixels average the page: its far half small print.
+    const tilted = await tiltedPage(upright, 'top', 45, { averaging: true });
+    served.set('tilted-45.png', tilted.png);
+    const { status, json } = await post(gateway, [file(12, 'tilted-45.png')]);
+    expect(status, JSON.stringify(json)).toBe(200);
+    const produced = await download(gateway, caseFileProcessResponse.parse(json).results[0]!.desensitized_url);
+    const readIn = async (name: string, bytes: Buffer) => {
+      const text = (await readBack(gateway, name, bytes)).replace(/\s/g, '');
+      return photoTruth()[photo]!.clinical!.filter((phrase) => text.includes(phrase));
+    };
+    const sent = await readIn('sent-45.png', tilted.png);
+    expect(sent.length).toBeGreaterThanOrEqual(12);
+    expect(await readIn('returned-45.png', produced.bytes)).toEqual(sent);
+  }, 180_000);
+
   it('returns a clean pathology page with tightly packed fields: paint that nicks the next label is no reason to withhold it', async () => {
     const fixture = 'pathology-zh-clean.png';
     served.set('pathology.png', await readFile(join(DEID_FIXTURES, fixture)));
