@@ -7,8 +7,9 @@
  * (over-redaction), and the share of the first reading's text each audit reader read again
  * (gateway_deid_audit_read_share).
  *
- *   npm run eval:deid-angles [-- --only photos] [-- --angles 0,45,90] [-- --tilts 30,45]
- *   (`--angles=` alone: no turns, only the tilts; `--tilts=`: no tilts)
+ *   npm run eval:deid-angles [-- --only photos] [-- --angles 0,45,90] [-- --tilts 30,45] [-- --averaging]
+ *   (`--angles=` alone: no turns, only the tilts; `--tilts=`: no tilts; `--averaging`: tilted
+ *   pages drawn with each pixel the mean of the page it sees, softer, as a camera's)
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -124,7 +125,7 @@ async function evaluate(gateway: OcrEvalGateway, dir: string, item: Source, how:
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, angles: { type: 'string' }, tilts: { type: 'string', default: '30,45' } } });
+  const { values } = parseArgs({ options: { only: { type: 'string' }, angles: { type: 'string' }, tilts: { type: 'string', default: '30,45' }, averaging: { type: 'boolean', default: false } } });
   const angles = values.angles !== undefined ? values.angles.split(',').filter(Boolean).map(Number) : Array.from({ length: 24 }, (_, i) => i * 15);
   const tilts = values.tilts ? values.tilts.split(',').filter(Boolean).map(Number) : [];
   const selected = await sources(values.only);
@@ -137,7 +138,7 @@ async function main(): Promise<void> {
     for (const item of selected) {
       const cases: Array<[string, () => Promise<DistortedPage>]> = [
         ...angles.map((angle): [string, () => Promise<DistortedPage>] => [`turned ${angle}°`, () => turnedPage(item.png, angle)]),
-        ...tilts.flatMap((tilt) => TILT_SIDES.map((side): [string, () => Promise<DistortedPage>] => [`tilted ${tilt}° ${side}`, () => tiltedPage(item.png, side, tilt)])),
+        ...tilts.flatMap((tilt) => TILT_SIDES.map((side): [string, () => Promise<DistortedPage>] => [`tilted ${tilt}° ${side}`, () => tiltedPage(item.png, side, tilt, { averaging: values.averaging })])),
       ];
       for (const [how, make] of cases) {
         const row = await evaluate(gateway, dir, item, how, await make());

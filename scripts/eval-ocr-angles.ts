@@ -8,8 +8,9 @@
  * identifiers were read. Prints figures only, never the recognised text (the photos show real
  * names).
  *
- *   npm run eval:ocr-angles [-- --only photos] [-- --angles 0,45,135] [-- --tilts 30,45] [-- --no-mixed]
- *   (`--angles=` alone: no turns; `--tilts=`: no tilts)
+ *   npm run eval:ocr-angles [-- --only photos] [-- --angles 0,45,135] [-- --tilts 30,45] [-- --no-mixed] [-- --averaging]
+ *   (`--angles=` alone: no turns; `--tilts=`: no tilts; `--averaging`: tilted pages drawn with
+ *   each pixel the mean of the page it sees, softer, as a camera's, instead of one sample)
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -108,14 +109,14 @@ function score(source: Source, reading: string): Scores {
 
 type Distortion = [label: string, make: (png: Buffer) => Promise<DistortedPage>];
 
-function distortions(angles: number[], tilts: number[], mixed: boolean): Distortion[] {
+function distortions(angles: number[], tilts: number[], mixed: boolean, averaging: boolean): Distortion[] {
   const turned = (angle: number) => (png: Buffer) => turnedPage(png, angle);
   return [
     ...angles.map((angle): Distortion => [`turned ${angle}°`, turned(angle)]),
-    ...tilts.flatMap((tilt) => TILT_SIDES.map((side): Distortion => [`tilted ${tilt}° ${side}`, (png) => tiltedPage(png, side, tilt)])),
+    ...tilts.flatMap((tilt) => TILT_SIDES.map((side): Distortion => [`tilted ${tilt}° ${side}`, (png) => tiltedPage(png, side, tilt, { averaging })])),
     ...(mixed
       ? [
-          ...MIXED_TURNS.map((angle): Distortion => [`tilted 30° top, turned ${angle}°`, async (png) => thenDistorted(await tiltedPage(png, 'top', 30), turned(angle))]),
+          ...MIXED_TURNS.map((angle): Distortion => [`tilted 30° top, turned ${angle}°`, async (png) => thenDistorted(await tiltedPage(png, 'top', 30, { averaging }), turned(angle))]),
           ...MIXED_TURNS.map((angle): Distortion => [`shaded, turned ${angle}°`, async (png) => thenDistorted(await shadedPage(await turnedPage(png, 0), angle, SHADE), turned(angle))]),
         ]
       : []),
@@ -123,11 +124,11 @@ function distortions(angles: number[], tilts: number[], mixed: boolean): Distort
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, angles: { type: 'string' }, tilts: { type: 'string', default: '30,45' }, 'no-mixed': { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { only: { type: 'string' }, angles: { type: 'string' }, tilts: { type: 'string', default: '30,45' }, 'no-mixed': { type: 'boolean', default: false }, averaging: { type: 'boolean', default: false } } });
   const angles = values.angles !== undefined ? values.angles.split(',').filter(Boolean).map(Number) : Array.from({ length: 24 }, (_, i) => i * 15);
   const tilts = values.tilts ? values.tilts.split(',').filter(Boolean).map(Number) : [];
   const selected = await sources(values.only);
-  const cases = distortions(angles, tilts, !values['no-mixed']);
+  const cases = distortions(angles, tilts, !values['no-mixed'], values.averaging);
   const gateway = await startOcrEvalGateway({ OCR_WORKERS: '1' });
   const dir = await mkdtemp(join(tmpdir(), 'eval-ocr-angles-'));
   let below = 0;
