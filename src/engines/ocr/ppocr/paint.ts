@@ -44,21 +44,53 @@ const SAMPLE_STEP = MIN_THICKNESS / 2;
 /**
  * A pixel of each two by two samples of paint (every SAMPLE_STEP pixels each way): where a patch
  * may be looked for. A page without paint is looked at no closer; a bold stroke may show one, and
- * its glyph is then found not solid.
+ * its glyph is then found not solid. Samples of paint that touch across more than twice
+ * MAX_SHARE of the image (a dark scan's background) are no patch's, and give none: walking
+ * them pixel by pixel cost as much as the detector's own preparation.
  */
 function sampledPaint(rgb: Uint8Array, width: number, height: number): number[] {
-  const seeds: number[] = [];
-  const above = new Uint8Array(width);
-  for (let y = 0; y < height; y += SAMPLE_STEP) {
-    let left = 0;
-    for (let x = 0; x < width; x += SAMPLE_STEP) {
-      const here = isPaint(rgb, y * width + x) ? 1 : 0;
-      if (here && left && above[x] && above[x - SAMPLE_STEP]) seeds.push(y * width + x);
-      left = here;
-      above[x] = here;
+  const columns = Math.ceil(width / SAMPLE_STEP);
+  const rows = Math.ceil(height / SAMPLE_STEP);
+  const paint = new Uint8Array(columns * rows);
+  const corners: number[] = [];
+  for (let row = 0; row < rows; row++) {
+    for (let column = 0; column < columns; column++) {
+      const cell = row * columns + column;
+      if (!isPaint(rgb, row * SAMPLE_STEP * width + column * SAMPLE_STEP)) continue;
+      paint[cell] = 1;
+      if (row > 0 && column > 0 && paint[cell - 1] && paint[cell - columns] && paint[cell - columns - 1]) corners.push(cell);
     }
   }
-  return seeds;
+  if (corners.length === 0) return [];
+  const largest = (2 * MAX_SHARE * width * height) / (SAMPLE_STEP * SAMPLE_STEP);
+  const size = regionSizes(paint, columns, corners);
+  return corners.filter((corner) => size(corner) <= largest).map((cell) => (Math.floor(cell / columns) * width + (cell % columns)) * SAMPLE_STEP);
+}
+
+/** The number of samples of paint (`paint`, a grid `columns` wide) 4-connected to each of `starts`, as a function of the start. */
+function regionSizes(paint: Uint8Array, columns: number, starts: readonly number[]): (start: number) => number {
+  const region = new Int32Array(paint.length);
+  const sizes = [0];
+  const cells = new Int32Array(paint.length);
+  for (const start of starts) {
+    if (region[start]) continue;
+    const label = sizes.length;
+    region[start] = label;
+    cells[0] = start;
+    let count = 1;
+    for (let next = 0; next < count; next++) {
+      const cell = cells[next]!;
+      const column = cell % columns;
+      for (const neighbour of [column > 0 ? cell - 1 : -1, column < columns - 1 ? cell + 1 : -1, cell - columns, cell + columns]) {
+        if (neighbour >= 0 && neighbour < paint.length && paint[neighbour] && !region[neighbour]) {
+          region[neighbour] = label;
+          cells[count++] = neighbour;
+        }
+      }
+    }
+    sizes.push(count);
+  }
+  return (start) => sizes[region[start]!]!;
 }
 
 /** A patch of paint: its pixels, and each of its rows' first and last column. */
